@@ -1,0 +1,33 @@
+//===- BinaryFormat.h - The binary .ddir form ------------------*- C++ -*-===//
+//
+// Reading and writing the FlatBuffers form (schema: lib/IR/ddir.fbs). The
+// reader checks the buffer with the FlatBuffers Verifier and the format
+// version before it touches any field; the semantic checks are the Verifier's
+// (Verifier.h), run by readGraph().
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_IR_BINARYFORMAT_H
+#define DAYDREAM_IR_BINARYFORMAT_H
+
+#include "daydream/IR/Graph.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace dd {
+
+/// The version written into every file. Readers accept exactly this one;
+/// docs/IR.md lists what changed between versions.
+constexpr uint32_t BinaryFormatVersion = 1;
+
+/// Parses a binary graph whose bytes are \p Bytes (which must stay alive as
+/// long as the graph: strings point into it). Does not run verifyGraph().
+llvm::Expected<Graph> parseBinaryGraph(llvm::StringRef Bytes);
+
+/// Writes \p G in canonical order. Fails only if \p G has a cycle.
+llvm::Error writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS);
+
+} // namespace dd
+
+#endif // DAYDREAM_IR_BINARYFORMAT_H

@@ -1,0 +1,44 @@
+//===- CanonicalOrder.h - The order in which graphs are written -*- C++ -*-===//
+//
+// Both forms of the IR list tasks in one canonical order: a topological order
+// of the live tasks (edges and lane order together), chosen as the smallest
+// task id first among the ready ones. A graph read from a file is already in
+// that order, so writing it back keeps every id, which is what makes
+// binary -> text -> binary reproduce the same bytes. Because the file order is
+// topological, the simulator replays a freshly read graph in one linear pass.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_IR_CANONICALORDER_H
+#define DAYDREAM_IR_CANONICALORDER_H
+
+#include "daydream/IR/Types.h"
+
+#include "llvm/Support/Error.h"
+
+#include <vector>
+
+namespace dd {
+
+class Graph;
+
+struct CanonicalOrder {
+  /// Live task ids in canonical order.
+  std::vector<TaskId> Order;
+  /// Old id -> position in Order (NoId for dead tasks).
+  std::vector<TaskId> NewId;
+  /// True when Order is the identity over the slots (no renumbering needed).
+  bool IsIdentity = false;
+};
+
+/// Computes the canonical order. Fails if edges and lane order form a cycle;
+/// the message names the tasks on one cycle.
+llvm::Expected<CanonicalOrder> computeCanonicalOrder(const Graph &G);
+
+/// Returns the live edges of \p G renumbered through \p C, deduplicated and
+/// sorted by (source, destination, kind): the order both forms write them in.
+std::vector<Edge> canonicalEdges(const Graph &G, const CanonicalOrder &C);
+
+} // namespace dd
+
+#endif // DAYDREAM_IR_CANONICALORDER_H

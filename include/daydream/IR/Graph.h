@@ -1,0 +1,151 @@
+//===- Graph.h - The in-memory trace graph ---------------------*- C++ -*-===//
+//
+// A trace graph: tasks on lanes, typed dependency edges between tasks, and the
+// layers, iterations and device metadata they refer to. Everything lives in
+// flat arrays indexed by stable ids. Removing a task only marks it dead and
+// unlinks it from its lane, and adding one appends it, so both are O(1);
+// writers compact the arrays into the canonical order (see CanonicalOrder.h).
+//
+// Order on a lane is a doubly linked list threaded through the task arrays,
+// so tasks can be inserted anywhere on a lane in O(1). Edges touching a dead
+// task are dead too; they are skipped by every iterator and dropped on write.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_IR_GRAPH_H
+#define DAYDREAM_IR_GRAPH_H
+
+#include "daydream/IR/StringTable.h"
+#include "daydream/IR/Types.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <memory>
+#include <vector>
+
+namespace dd {
+
+class Graph {
+public:
+  Graph() = default;
+  Graph(Graph &&) = default;
+  Graph &operator=(Graph &&) = default;
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
+
+  //===--- Strings -------------------------------------------------------===//
+  StringTable &strings() { return Strings; }
+  const StringTable &strings() const { return Strings; }
+  llvm::StringRef str(StrId Id) const { return Strings.get(Id); }
+  StrId intern(llvm::StringRef S) { return Strings.intern(S); }
+
+  //===--- Metadata, lanes, layers, iterations ---------------------------===//
+  Metadata &metadata() { return Meta; }
+  const Metadata &metadata() const { return Meta; }
+
+  size_t numLanes() const { return Lanes.size(); }
+  Lane &lane(LaneId L) { return Lanes[L]; }
+  const Lane &lane(LaneId L) const { return Lanes[L]; }
+  llvm::ArrayRef<Lane> lanes() const { return Lanes; }
+  LaneId addLane(const Lane &L);
+
+  size_t numLayers() const { return Layers.size(); }
+  const Layer &layer(LayerId L) const { return Layers[L]; }
+  llvm::ArrayRef<Layer> layers() const { return Layers; }
+  LayerId addLayer(const Layer &L);
+
+  llvm::ArrayRef<Iteration> iterations() const { return Iterations; }
+  std::vector<Iteration> &iterationsMut() { return Iterations; }
+
+  //===--- Tasks ---------------------------------------------------------===//
+  /// Number of task slots, live or dead: valid TaskIds are below this.
+  size_t numTaskSlots() const { return Tasks.size(); }
+  /// Number of live tasks.
+  size_t numTasks() const { return Tasks.size() - NumDead; }
+  bool isLive(TaskId T) const { return !Dead[T]; }
+
+  Task &task(TaskId T) { return Tasks[T]; }
+  const Task &task(TaskId T) const { return Tasks[T]; }
+  /// All slots, dead ones included; check isLive() when iterating.
+  llvm::ArrayRef<Task> taskSlots() const { return Tasks; }
+
+  /// Appends \p T at the end of its lane.
+  TaskId addTask(const Task &T);
+  /// Inserts \p T on the lane of \p Pos, just after (or before) it.
+  TaskId insertTaskAfter(TaskId Pos, const Task &T);
+  TaskId insertTaskBefore(TaskId Pos, const Task &T);
+  /// Marks \p T dead and unlinks it from its lane. Its edges die with it;
+  /// keeping the ordering constraints through it is the job of the
+  /// removeTasks() primitive (Transforms/Primitives.h).
+  void removeTask(TaskId T);
+  /// Moves \p T to the end of lane \p L (or after \p After on that lane).
+  void moveTask(TaskId T, LaneId L, TaskId After = NoId);
+
+  //===--- Lane order ----------------------------------------------------===//
+  TaskId laneHead(LaneId L) const { return LaneHead[L]; }
+  TaskId laneTail(LaneId L) const { return LaneTail[L]; }
+  TaskId nextOnLane(TaskId T) const { return Next[T]; }
+  TaskId prevOnLane(TaskId T) const { return Prev[T]; }
+
+  //===--- Task payloads -------------------------------------------------===//
+  const TaskAttrs *attrs(TaskId T) const {
+    return Tasks[T].Attrs == NoId ? nullptr : &Attrs[Tasks[T].Attrs];
+  }
+  llvm::ArrayRef<TaskAttrs> attrSlots() const { return Attrs; }
+  /// Sets (or replaces) the attributes of \p T.
+  void setAttrs(TaskId T, const TaskAttrs &A);
+
+  llvm::ArrayRef<TaskNote> notes() const { return Notes; }
+  void addNote(TaskId T, llvm::StringRef Key, llvm::StringRef Value);
+
+  //===--- Edges ---------------------------------------------------------===//
+  /// All edges ever added, including those touching dead tasks.
+  llvm::ArrayRef<Edge> edgeSlots() const { return Edges; }
+  bool isLive(const Edge &E) const { return !Dead[E.Src] && !Dead[E.Dst]; }
+  void addEdge(TaskId Src, TaskId Dst, EdgeKind K) {
+    Edges.push_back(Edge{Src, Dst, K});
+  }
+  /// Number of live edges. O(E).
+  size_t countLiveEdges() const;
+
+  //===--- Bulk construction (readers) -----------------------------------===//
+  /// Reserves room for \p NumTasks tasks and \p NumEdges edges.
+  void reserve(size_t NumTasks, size_t NumEdges);
+  /// Keeps \p Buf alive as long as the graph: string-table entries may point
+  /// into it.
+  void holdBuffer(std::unique_ptr<llvm::MemoryBuffer> Buf) {
+    Buffers.push_back(std::move(Buf));
+  }
+  void addAttrSlot(const TaskAttrs &A) { Attrs.push_back(A); }
+  void addNoteRaw(const TaskNote &N) { Notes.push_back(N); }
+
+private:
+  void linkAtEnd(TaskId T, LaneId L);
+  void linkAfter(TaskId T, TaskId Pos);
+  void linkBefore(TaskId T, TaskId Pos);
+  void unlink(TaskId T);
+  TaskId appendSlot(const Task &T);
+
+  Metadata Meta;
+  StringTable Strings;
+  std::vector<Lane> Lanes;
+  std::vector<TaskId> LaneHead, LaneTail;
+  std::vector<Layer> Layers;
+  std::vector<Iteration> Iterations;
+
+  std::vector<Task> Tasks;
+  std::vector<TaskId> Prev, Next;
+  std::vector<bool> Dead;
+  size_t NumDead = 0;
+
+  std::vector<TaskAttrs> Attrs;
+  std::vector<TaskNote> Notes;
+  std::vector<Edge> Edges;
+
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> Buffers;
+};
+
+} // namespace dd
+
+#endif // DAYDREAM_IR_GRAPH_H

@@ -1,0 +1,31 @@
+//===- IRReader.h - Read a graph in either form ----------------*- C++ -*-===//
+//
+// Reads a .ddir file or stdin ("-"), telling the binary form from the text
+// form by content (the FlatBuffers file identifier "DDIR" at offset 4), never
+// by file name, and verifies it. Errors name the file: "<file>: <what>".
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_IR_IRREADER_H
+#define DAYDREAM_IR_IRREADER_H
+
+#include "daydream/IR/Graph.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+namespace dd {
+
+/// True if \p Bytes starts like a binary .ddir file.
+bool looksLikeBinaryIR(llvm::StringRef Bytes);
+
+/// Parses and verifies \p Buf (binary or text). \p Name is used in errors.
+/// The graph keeps \p Buf alive, since its strings may point into it.
+llvm::Expected<Graph> readGraph(std::unique_ptr<llvm::MemoryBuffer> Buf);
+
+/// Opens \p Path ("-" for stdin), memory-mapping files, and reads it.
+llvm::Expected<Graph> readGraphFile(llvm::StringRef Path);
+
+} // namespace dd
+
+#endif // DAYDREAM_IR_IRREADER_H

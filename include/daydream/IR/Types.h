@@ -1,0 +1,188 @@
+//===- Types.h - Value types of the in-memory trace graph ------*- C++ -*-===//
+//
+// The plain structs that the in-memory Graph stores in flat arrays, and the
+// enums that classify lanes, tasks and edges. They mirror the FlatBuffers
+// schema (lib/IR/ddir.fbs) field for field, so loading and writing are
+// straight copies; static_asserts in lib/IR/BinaryReader.cpp keep the enum
+// values in step with the schema.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_IR_TYPES_H
+#define DAYDREAM_IR_TYPES_H
+
+#include "llvm/ADT/Optional.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dd {
+
+using TaskId = uint32_t;
+using LaneId = uint32_t;
+using StrId = uint32_t;
+using LayerId = uint32_t;
+using AttrId = uint32_t;
+
+/// The "no such index" value of every id type.
+constexpr uint32_t NoId = ~0u;
+
+enum class LaneKind : uint8_t { CpuThread = 0, GpuStream = 1, CommChannel = 2 };
+
+/// How a lane picks its next task. InOrder lanes run their tasks in the
+/// recorded order; ByPriority lanes run whichever ready task the simulator's
+/// scheduling policy ranks first.
+enum class LaneOrder : uint8_t { InOrder = 0, ByPriority = 1 };
+
+enum class TaskKind : uint8_t {
+  CpuOp = 0,
+  Runtime = 1,
+  Kernel = 2,
+  Memcpy = 3,
+  Memset = 4,
+  Sync = 5,
+  Collective = 6,
+  Marker = 7,
+};
+
+enum class Phase : uint8_t { Other = 0, Forward = 1, Backward = 2, Optimizer = 3 };
+
+/// Edge kinds. All kinds but Sync are finish-to-start (the destination starts
+/// after the source ends); Sync is finish-to-finish (the destination, a
+/// synchronizing call, cannot end before the source ends).
+enum class EdgeKind : uint8_t {
+  ProgramOrder = 0,
+  StreamOrder = 1,
+  Launch = 2,
+  Sync = 3,
+  CrossStream = 4,
+  Data = 5,
+  Comm = 6,
+};
+
+constexpr unsigned NumLaneKinds = 3;
+constexpr unsigned NumLaneOrders = 2;
+constexpr unsigned NumTaskKinds = 8;
+constexpr unsigned NumPhases = 4;
+constexpr unsigned NumEdgeKinds = 7;
+
+/// Bits of Task::Flags.
+enum TaskFlags : uint16_t {
+  /// Made by a pass rather than recorded: its times are modelled.
+  TF_Synthetic = 1u << 0,
+};
+
+/// Direction of a memcpy (TaskAttrs::CopyKind), as CUPTI numbers them.
+enum class CopyKind : uint8_t {
+  Unknown = 0,
+  HostToDevice = 1,
+  DeviceToHost = 2,
+  DeviceToDevice = 8,
+  PeerToPeer = 10,
+};
+
+struct Task {
+  int64_t StartNs = 0;
+  int64_t DurationNs = 0;
+  int64_t GapNs = 0;
+  StrId Name = NoId;
+  LaneId Lane = NoId;
+  LayerId Layer = NoId;
+  uint32_t Correlation = 0;
+  AttrId Attrs = NoId;
+  TaskKind Kind = TaskKind::CpuOp;
+  dd::Phase Phase = dd::Phase::Other;
+  uint16_t Flags = 0;
+};
+
+struct TaskAttrs {
+  uint64_t Bytes = 0;
+  uint64_t Flops = 0;
+  uint32_t Grid[3] = {0, 0, 0};
+  uint32_t Block[3] = {0, 0, 0};
+  uint32_t SharedMemBytes = 0;
+  uint16_t RegistersPerThread = 0;
+  uint8_t CopyKind = 0;
+
+  bool operator==(const TaskAttrs &O) const;
+};
+
+struct TaskNote {
+  TaskId Task = NoId;
+  StrId Key = NoId;
+  StrId Value = NoId;
+};
+
+struct Edge {
+  TaskId Src = NoId;
+  TaskId Dst = NoId;
+  EdgeKind Kind = EdgeKind::ProgramOrder;
+};
+
+struct Lane {
+  int64_t NativeId = 0;
+  StrId Name = NoId;
+  int32_t Rank = -1;
+  int32_t Device = -1;
+  LaneKind Kind = LaneKind::CpuThread;
+  LaneOrder Order = LaneOrder::InOrder;
+};
+
+struct Layer {
+  StrId Name = NoId;
+  LayerId Parent = NoId;
+};
+
+struct Iteration {
+  int64_t StartNs = 0;
+  /// The recorded duration, or -1 if the trace did not record one.
+  int64_t MeasuredNs = -1;
+  StrId Name = NoId;
+};
+
+/// A GPU (or other accelerator) the trace ran on. Zero means "not known".
+struct Device {
+  int32_t Index = 0;
+  std::string Name;
+  int32_t SmCount = 0;
+  uint64_t MemoryBytes = 0;
+  double PeakFp32Tflops = 0;
+  double PeakFp16Tflops = 0;
+  double PeakBf16Tflops = 0;
+  double MemoryBandwidthGBps = 0;
+};
+
+struct RankInfo {
+  int32_t Rank = 0;
+  int32_t WorldSize = 0;
+  std::string Host;
+};
+
+struct Metadata {
+  std::string Producer;
+  std::string SourceFormat;
+  std::vector<Device> Devices;
+  std::vector<RankInfo> Ranks;
+};
+
+/// Spellings used by the text form, the tools and the reports.
+llvm::StringRef toString(LaneKind K);
+llvm::StringRef toString(LaneOrder O);
+llvm::StringRef toString(TaskKind K);
+llvm::StringRef toString(Phase P);
+llvm::StringRef toString(EdgeKind K);
+
+llvm::Optional<LaneKind> parseLaneKind(llvm::StringRef S);
+llvm::Optional<LaneOrder> parseLaneOrder(llvm::StringRef S);
+llvm::Optional<TaskKind> parseTaskKind(llvm::StringRef S);
+llvm::Optional<Phase> parsePhase(llvm::StringRef S);
+llvm::Optional<EdgeKind> parseEdgeKind(llvm::StringRef S);
+
+/// True for tasks that run on a GPU (kernels, copies, sets, collectives).
+bool isGpuWork(TaskKind K);
+
+} // namespace dd
+
+#endif // DAYDREAM_IR_TYPES_H

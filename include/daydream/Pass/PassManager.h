@@ -1,0 +1,95 @@
+//===- PassManager.h - Passes and the pipeline that runs them ---*- C++ -*-===//
+//
+// A pass is a small value type with
+//   llvm::Expected<PreservedAnalyses> run(Graph &, AnalysisManager &);
+// that says which analyses survive it; it may fail (returning an Error) when
+// the graph lacks what it models. PassConcept erases the type so pipelines
+// can hold any pass, built-in or from a plugin. The PassManager runs them in
+// order with the instrumentation dd-opt exposes: -verify-each,
+// -print-after-all, -time-passes and -debug-pass-manager.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_PASS_PASSMANAGER_H
+#define DAYDREAM_PASS_PASSMANAGER_H
+
+#include "daydream/Pass/AnalysisManager.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dd {
+
+class Graph;
+
+class PassConcept {
+public:
+  virtual ~PassConcept();
+  /// The registered name, e.g. "scale-tasks".
+  virtual llvm::StringRef name() const = 0;
+  /// Prints the pass as it would be written in -passes=, with every option:
+  /// "scale-tasks{factor=0.5 kind=kernel}". The output parses back.
+  virtual void printPipeline(llvm::raw_ostream &OS) const = 0;
+  virtual llvm::Expected<PreservedAnalyses> run(Graph &G,
+                                                AnalysisManager &AM) = 0;
+};
+
+/// Wraps a pass value type. \p Options is its canonical option text.
+template <typename PassT> class PassModel final : public PassConcept {
+public:
+  PassModel(llvm::StringRef Name, std::string Options, PassT P)
+      : Name(Name.str()), Options(std::move(Options)), Pass(std::move(P)) {}
+
+  llvm::StringRef name() const override { return Name; }
+  void printPipeline(llvm::raw_ostream &OS) const override {
+    OS << Name;
+    if (!Options.empty())
+      OS << '{' << Options << '}';
+  }
+  llvm::Expected<PreservedAnalyses> run(Graph &G,
+                                        AnalysisManager &AM) override {
+    return Pass.run(G, AM);
+  }
+
+private:
+  std::string Name;
+  std::string Options;
+  PassT Pass;
+};
+
+struct PassInstrumentation {
+  /// Run the verifier after every pass; a failure stops the pipeline.
+  bool VerifyEach = false;
+  /// Print the graph (text form) to Log after every pass.
+  bool PrintAfterAll = false;
+  /// Collect per-pass wall time and print a report to Log at the end.
+  bool TimePasses = false;
+  /// Log every pass and analysis run and every invalidation.
+  bool DebugPassManager = false;
+  llvm::raw_ostream *Log = &llvm::errs();
+};
+
+class PassManager {
+public:
+  void addPass(std::unique_ptr<PassConcept> P) { Passes.push_back(std::move(P)); }
+  size_t size() const { return Passes.size(); }
+  bool empty() const { return Passes.empty(); }
+
+  /// Runs every pass in order. An error names the pass that failed.
+  llvm::Error run(Graph &G, AnalysisManager &AM,
+                  const PassInstrumentation &PI = {}) const;
+
+  /// Prints the pipeline as comma-separated passes; it parses back.
+  void printPipeline(llvm::raw_ostream &OS) const;
+
+private:
+  std::vector<std::unique_ptr<PassConcept>> Passes;
+};
+
+} // namespace dd
+
+#endif // DAYDREAM_PASS_PASSMANAGER_H

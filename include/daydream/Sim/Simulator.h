@@ -1,0 +1,122 @@
+//===- Simulator.h - Replay a task graph to predict its timing -*- C++ -*-===//
+//
+// Daydream's prediction step: replay the (possibly transformed) task graph on
+// its lanes and read off when every task starts and ends, how long each
+// training iteration takes and how busy each lane is. The model is the one of
+// the Daydream paper; it is spelled out below because passes and tests rely on
+// it to the nanosecond.
+//
+// Time origin. T0 is the smallest recorded StartNs among live tasks (0 for an
+// empty graph). Every lane is free at T0. Results are absolute times on the
+// same clock as the recorded StartNs.
+//
+// Predecessors. A task's start predecessors are the sources of its live
+// incoming edges of every kind but Sync; its end predecessors are the sources
+// of its live incoming Sync edges (EdgeKind is finish-to-start except Sync,
+// which is finish-to-finish).
+//
+// InOrder lanes run their tasks one at a time in lane-list order:
+//   start(t) = max(free(t) + GapNs(t), max over start preds p of end(p))
+//   end(t)   = max(start(t) + DurationNs(t), max over end preds p of end(p))
+// where free(t) is the end of t's predecessor on the lane, or T0 for the
+// lane's first task. The second term of end(t) says that a synchronizing call
+// cannot return before the GPU work it waits for; the time it spends blocked
+// counts as busy time of its lane.
+//
+// ByPriority lanes also run one task at a time, but not in list order. A task
+// on one is ready once all its start predecessors have ended. Whenever the
+// lane is idle and has ready tasks it starts the one the SchedulingPolicy
+// ranks first (lowest priority, then lowest TaskId) at
+// max(now, lane-free time + GapNs(task)), and stays busy until that task's
+// end(t), computed as above. All tasks that end at one instant are processed
+// before any idle lane picks its next task at that instant, so the pick does
+// not depend on the order in which simultaneous ends were recorded. List
+// order is no constraint here, so an edge against it is not a cycle. A task
+// with a Sync predecessor holds its lane while it waits; if what it waits for
+// needs that lane, the replay deadlocks and simulate() fails, naming it.
+//
+// Iterations. Graph::iterations() are named ranges of the recorded trace. A
+// live task belongs to the last iteration (by StartNs) whose StartNs is <= the
+// task's recorded StartNs; tasks before the first belong to none. An
+// iteration's predicted start is the smallest simulated start of its members
+// on CpuThread lanes (of all its members if none is on a CPU thread). Its
+// predicted duration runs to the predicted start of the next iteration that
+// has members, or, for the last such one, to the largest simulated end of its
+// own members. An iteration without members is predicted as -1.
+//
+// Two engines implement this. Without ByPriority lanes every start and end
+// follows from its predecessors', so one pass over a topological order (the
+// canonical order of CanonicalOrder.h) computes them in O(V+E) without a
+// heap. With a ByPriority lane an event-driven replay in O((V+E) log V)
+// decides the lane's order as time advances. On all-InOrder graphs the two
+// give identical results; the unit tests hold them to it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_SIM_SIMULATOR_H
+#define DAYDREAM_SIM_SIMULATOR_H
+
+#include "daydream/IR/Types.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace dd {
+
+class Graph;
+class SchedulingPolicy;
+
+struct SimOptions {
+  /// Ranks ready tasks on ByPriority lanes; null means recorded-order. Not
+  /// const because the simulator calls its prepare().
+  SchedulingPolicy *Policy = nullptr;
+  /// A topological order of the live tasks over edges and lane order (such as
+  /// CanonicalOrder::Order) that the linear engine may use instead of
+  /// computing one. The event-driven engine does not need it.
+  const std::vector<TaskId> *Order = nullptr;
+  /// Use the event-driven engine even when no lane is ByPriority. For tests
+  /// that compare the two engines.
+  bool ForceEventDriven = false;
+};
+
+struct IterationResult {
+  llvm::StringRef Name;
+  /// Iteration::MeasuredNs: the recorded duration, -1 if unknown.
+  int64_t MeasuredNs = -1;
+  /// Predicted duration, -1 if the iteration has no live tasks.
+  int64_t PredictedNs = -1;
+  /// Predicted absolute start time, -1 if the iteration has no live tasks.
+  int64_t PredictedStartNs = -1;
+};
+
+struct LaneResult {
+  /// Sum of end - start over the lane's live tasks.
+  int64_t BusyNs = 0;
+  uint64_t NumTasks = 0;
+};
+
+struct SimResult {
+  /// T0: the smallest recorded StartNs among live tasks, 0 if there are none.
+  int64_t OriginNs = 0;
+  /// Largest simulated end minus T0; 0 for an empty graph.
+  int64_t MakespanNs = 0;
+  /// Simulated times indexed by TaskId slot; -1 for dead slots.
+  std::vector<int64_t> Start, End;
+  /// One entry per Graph::iterations() entry, in the graph's order.
+  std::vector<IterationResult> Iterations;
+  /// Indexed by LaneId.
+  std::vector<LaneResult> Lanes;
+};
+
+/// Replays \p G. Fails only if edges and lane order form a cycle (with the
+/// message of computeCanonicalOrder), if a ByPriority lane deadlocks as
+/// described above, if Opts.Order is not a topological order of the live
+/// tasks, or if some task could never start (naming it).
+llvm::Expected<SimResult> simulate(const Graph &G, const SimOptions &Opts = {});
+
+} // namespace dd
+
+#endif // DAYDREAM_SIM_SIMULATOR_H

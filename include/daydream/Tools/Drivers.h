@@ -1,0 +1,18 @@
+//===- Drivers.h - The dd-* tools as library functions ----------*- C++ -*-===//
+//
+// Each tool's main() is one line over a driver here, so tests, plugins and
+// future bindings share one code path with the command line.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_TOOLS_DRIVERS_H
+#define DAYDREAM_TOOLS_DRIVERS_H
+
+namespace dd {
+
+int ddOptMain(int Argc, char **Argv);
+int ddSimMain(int Argc, char **Argv);
+
+} // namespace dd
+
+#endif // DAYDREAM_TOOLS_DRIVERS_H

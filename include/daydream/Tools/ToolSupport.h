@@ -1,0 +1,56 @@
+//===- ToolSupport.h - What every dd-* tool does the same way ---*- C++ -*-===//
+//
+// Error reporting in the "tool: error: file: what" form, and writing a graph
+// to a file or stdout the way LLVM's opt does: binary is refused on a
+// terminal unless forced, and an output file is kept only once everything
+// succeeded, so a failure never leaves a partial file behind.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_TOOLS_TOOLSUPPORT_H
+#define DAYDREAM_TOOLS_TOOLSUPPORT_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+
+namespace dd {
+
+class Graph;
+
+/// A boolean flag that libLLVM may define already (-time-passes,
+/// -print-after-all and -print-pipeline-passes are registered by its static
+/// initializers): defining it again would abort at start-up, so the existing
+/// option is reused and shown in \p Cat.
+class BoolFlag {
+public:
+  BoolFlag(llvm::StringRef Name, llvm::StringRef Desc,
+           llvm::cl::OptionCategory &Cat);
+  bool isSet() const;
+
+private:
+  std::unique_ptr<llvm::cl::opt<bool>> Own;
+  llvm::cl::Option *Shared = nullptr;
+};
+
+/// Prints "<tool>: error: <message>" to stderr and returns 1.
+int reportError(llvm::StringRef Tool, llvm::Error E);
+int reportError(llvm::StringRef Tool, const llvm::Twine &Message);
+
+/// Fails if binary output would go to a terminal and \p Force is not set.
+llvm::Error checkBinaryOutputAllowed(llvm::StringRef OutputPath, bool Text,
+                                     bool Force);
+
+/// Writes \p G (text or binary) to \p OutputPath ("-" for stdout), creating
+/// the file only if the whole graph could be written.
+llvm::Error writeGraphFile(const Graph &G, llvm::StringRef OutputPath,
+                           bool Text);
+
+/// Writes \p Contents to \p OutputPath ("-" for stdout) the same careful way.
+llvm::Error writeTextFile(llvm::StringRef Contents, llvm::StringRef OutputPath);
+
+} // namespace dd
+
+#endif // DAYDREAM_TOOLS_TOOLSUPPORT_H

@@ -1,0 +1,21 @@
+//===- TopologicalOrder.cpp - Cached canonical task order -----------------===//
+//
+// A thin analysis wrapper over computeCanonicalOrder().
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/Analysis/TopologicalOrder.h"
+
+using namespace dd;
+
+AnalysisKey TopologicalOrderAnalysis::Key;
+
+TopologicalOrderAnalysis::Result
+TopologicalOrderAnalysis::run(Graph &G, AnalysisManager &) {
+  Result R;
+  if (auto Order = computeCanonicalOrder(G))
+    R.Order = std::move(*Order);
+  else
+    R.Error = llvm::toString(Order.takeError());
+  return R;
+}

@@ -1,0 +1,174 @@
+//===- BinaryReader.cpp - Read the binary .ddir form ----------------------===//
+//
+// The FlatBuffers Verifier bounds-checks every offset before anything is
+// read; after that the reader copies the flat arrays into the Graph. Strings
+// are not copied: the string table points into the buffer, which the caller
+// keeps alive (readGraph() hands it to the graph).
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/IR/BinaryFormat.h"
+#include "daydream/IR/ddir_generated.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace dd;
+using llvm::Expected;
+using llvm::StringRef;
+
+// The in-memory enums are copies of the schema's; keep them in step.
+static_assert(unsigned(fb::TaskKind::MAX) + 1 == NumTaskKinds, "");
+static_assert(unsigned(fb::EdgeKind::MAX) + 1 == NumEdgeKinds, "");
+static_assert(unsigned(fb::LaneKind::MAX) + 1 == NumLaneKinds, "");
+static_assert(unsigned(fb::LaneOrder::MAX) + 1 == NumLaneOrders, "");
+static_assert(unsigned(fb::Phase::MAX) + 1 == NumPhases, "");
+
+namespace {
+
+template <typename... Ts> llvm::Error fail(const char *Fmt, Ts &&...Vals) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 llvm::formatv(Fmt, std::forward<Ts>(Vals)...)
+                                     .str());
+}
+
+std::string toStd(const flatbuffers::String *S) {
+  return S ? S->str() : std::string();
+}
+
+void readMetadata(const fb::Metadata *M, Metadata &Out) {
+  if (!M)
+    return;
+  Out.Producer = toStd(M->producer());
+  Out.SourceFormat = toStd(M->source_format());
+  if (auto *Devs = M->devices())
+    for (const fb::Device *D : *Devs) {
+      Device Dev;
+      Dev.Index = D->index();
+      Dev.Name = toStd(D->name());
+      Dev.SmCount = D->sm_count();
+      Dev.MemoryBytes = D->memory_bytes();
+      Dev.PeakFp32Tflops = D->peak_fp32_tflops();
+      Dev.PeakFp16Tflops = D->peak_fp16_tflops();
+      Dev.PeakBf16Tflops = D->peak_bf16_tflops();
+      Dev.MemoryBandwidthGBps = D->memory_bandwidth_gbps();
+      Out.Devices.push_back(std::move(Dev));
+    }
+  if (auto *Ranks = M->ranks())
+    for (const fb::Rank *R : *Ranks)
+      Out.Ranks.push_back(RankInfo{R->rank(), R->world_size(), toStd(R->host())});
+}
+
+template <typename T> size_t sizeOf(const flatbuffers::Vector<T> *V) {
+  return V ? V->size() : 0;
+}
+
+/// The FlatBuffers verifier checks a vector's length prefix but not that its
+/// 8-byte structs are 8-byte aligned; reading misaligned ones is undefined.
+/// (The builder does not align empty vectors, which is harmless.)
+template <typename T>
+bool isAligned(const flatbuffers::Vector<const T *> *V) {
+  return !V || V->size() == 0 ||
+         reinterpret_cast<uintptr_t>(V->Data()) % alignof(T) == 0;
+}
+
+} // namespace
+
+Expected<Graph> dd::parseBinaryGraph(StringRef Bytes) {
+  const auto *Data = reinterpret_cast<const uint8_t *>(Bytes.data());
+  if (Bytes.size() < 8 || !fb::GraphBufferHasIdentifier(Data))
+    return fail("not a binary .ddir file (no 'DDIR' identifier)");
+  // Depth and table limits are generous for metadata; the hot arrays are
+  // vectors of structs, which the verifier checks in O(1) each.
+  flatbuffers::Verifier V(Data, Bytes.size(), /*max_depth=*/16,
+                          /*max_tables=*/1u << 24);
+  if (!fb::VerifyGraphBuffer(V))
+    return fail("truncated or corrupt binary IR ({0} bytes): FlatBuffers "
+                "verification failed",
+                Bytes.size());
+  const fb::Graph *In = fb::GetGraph(Data);
+  if (!isAligned(In->tasks()) || !isAligned(In->task_attrs()) ||
+      !isAligned(In->lanes()) || !isAligned(In->iterations()))
+    return fail("corrupt binary IR: misaligned array");
+  if (In->version() != BinaryFormatVersion)
+    return fail("unsupported format version {0} (this build reads version {1})",
+                In->version(), BinaryFormatVersion);
+
+  Graph G;
+  readMetadata(In->metadata(), G.metadata());
+
+  if (auto *Strs = In->strings()) {
+    G.strings().reserve(Strs->size());
+    for (const flatbuffers::String *S : *Strs)
+      G.strings().appendUnowned(S ? StringRef(S->c_str(), S->size())
+                                  : StringRef());
+  }
+  if (auto *Lanes = In->lanes())
+    for (const fb::Lane *L : *Lanes)
+      G.addLane(Lane{L->native_id(), L->name(), L->rank(), L->device(),
+                     static_cast<LaneKind>(L->kind()),
+                     static_cast<LaneOrder>(L->order())});
+  if (auto *Layers = In->layers())
+    for (const fb::Layer *L : *Layers)
+      G.addLayer(Layer{L->name(), L->parent()});
+  if (auto *Its = In->iterations())
+    for (const fb::Iteration *I : *Its)
+      G.iterationsMut().push_back(
+          Iteration{I->start_ns(), I->measured_ns(), I->name()});
+
+  auto *Src = In->edge_src();
+  auto *Dst = In->edge_dst();
+  auto *Kinds = In->edge_kind();
+  size_t NumEdges = sizeOf(Src);
+  if (sizeOf(Dst) != NumEdges || sizeOf(Kinds) != NumEdges)
+    return fail("edge arrays disagree in length (src {0}, dst {1}, kind {2})",
+                NumEdges, sizeOf(Dst), sizeOf(Kinds));
+
+  auto *Tasks = In->tasks();
+  G.reserve(sizeOf(Tasks), NumEdges);
+  if (Tasks) {
+    TaskId Id = 0;
+    for (const fb::Task *T : *Tasks) {
+      // Linking a task into its lane needs the lane to exist; everything
+      // else is left to the semantic verifier.
+      if (T->lane() >= G.numLanes())
+        return fail("task %{0}: lane {1} out of range ({2} lanes)", Id,
+                    T->lane(), G.numLanes());
+      Task Tk;
+      Tk.StartNs = T->start_ns();
+      Tk.DurationNs = T->duration_ns();
+      Tk.GapNs = T->gap_ns();
+      Tk.Name = T->name();
+      Tk.Lane = T->lane();
+      Tk.Layer = T->layer();
+      Tk.Correlation = T->correlation();
+      Tk.Attrs = T->attrs();
+      Tk.Kind = static_cast<TaskKind>(T->kind());
+      Tk.Phase = static_cast<Phase>(T->phase());
+      Tk.Flags = T->flags();
+      G.addTask(Tk);
+      ++Id;
+    }
+  }
+  if (auto *Attrs = In->task_attrs())
+    for (const fb::TaskAttrs *A : *Attrs) {
+      TaskAttrs TA;
+      TA.Bytes = A->bytes();
+      TA.Flops = A->flops();
+      TA.Grid[0] = A->grid_x();
+      TA.Grid[1] = A->grid_y();
+      TA.Grid[2] = A->grid_z();
+      TA.Block[0] = A->block_x();
+      TA.Block[1] = A->block_y();
+      TA.Block[2] = A->block_z();
+      TA.SharedMemBytes = A->shared_mem_bytes();
+      TA.RegistersPerThread = A->registers_per_thread();
+      TA.CopyKind = A->copy_kind();
+      G.addAttrSlot(TA);
+    }
+  if (auto *Notes = In->task_notes())
+    for (const fb::TaskNote *N : *Notes)
+      G.addNoteRaw(TaskNote{N->task(), N->key(), N->value()});
+  for (size_t I = 0; I != NumEdges; ++I)
+    G.addEdge(Src->Get(I), Dst->Get(I), static_cast<EdgeKind>(Kinds->Get(I)));
+  return std::move(G);
+}

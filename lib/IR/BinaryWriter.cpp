@@ -1,0 +1,143 @@
+//===- BinaryWriter.cpp - Write the binary .ddir form ---------------------===//
+//
+// Writes a graph in canonical order (CanonicalOrder.h) with its string table
+// and attribute table compacted to what live tasks use, in order of first use,
+// so that the bytes depend only on the graph and never on how it was built.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/IR/BinaryFormat.h"
+#include "daydream/IR/CanonicalOrder.h"
+#include "daydream/IR/ddir_generated.h"
+
+#include <algorithm>
+
+using namespace dd;
+
+namespace {
+
+/// Renumbers strings in order of first use.
+class StringRemap {
+public:
+  explicit StringRemap(const Graph &G) : G(G), NewId(G.strings().size(), NoId) {}
+
+  StrId operator()(StrId Old) {
+    if (Old == NoId || Old >= NewId.size())
+      return Old;
+    if (NewId[Old] == NoId) {
+      NewId[Old] = Used.size();
+      Used.push_back(Old);
+    }
+    return NewId[Old];
+  }
+
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
+  build(flatbuffers::FlatBufferBuilder &B) const {
+    std::vector<flatbuffers::Offset<flatbuffers::String>> Offs;
+    Offs.reserve(Used.size());
+    for (StrId Old : Used) {
+      llvm::StringRef S = G.str(Old);
+      Offs.push_back(B.CreateString(S.data(), S.size()));
+    }
+    return B.CreateVector(Offs);
+  }
+
+private:
+  const Graph &G;
+  std::vector<StrId> NewId;
+  std::vector<StrId> Used;
+};
+
+flatbuffers::Offset<fb::Metadata> buildMetadata(flatbuffers::FlatBufferBuilder &B,
+                                                const Metadata &M) {
+  std::vector<flatbuffers::Offset<fb::Device>> Devs;
+  for (const Device &D : M.Devices)
+    Devs.push_back(fb::CreateDevice(B, D.Index, B.CreateString(D.Name),
+                                    D.SmCount, D.MemoryBytes, D.PeakFp32Tflops,
+                                    D.PeakFp16Tflops, D.PeakBf16Tflops,
+                                    D.MemoryBandwidthGBps));
+  std::vector<flatbuffers::Offset<fb::Rank>> Ranks;
+  for (const RankInfo &R : M.Ranks)
+    Ranks.push_back(
+        fb::CreateRank(B, R.Rank, R.WorldSize, B.CreateString(R.Host)));
+  return fb::CreateMetadata(B, B.CreateString(M.Producer),
+                            B.CreateString(M.SourceFormat),
+                            B.CreateVector(Devs), B.CreateVector(Ranks));
+}
+
+} // namespace
+
+llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
+  auto OrderOr = computeCanonicalOrder(G);
+  if (!OrderOr)
+    return OrderOr.takeError();
+  const CanonicalOrder &C = *OrderOr;
+  StringRemap Str(G);
+
+  std::vector<fb::Lane> Lanes;
+  Lanes.reserve(G.numLanes());
+  for (const Lane &L : G.lanes())
+    Lanes.emplace_back(L.NativeId, Str(L.Name), L.Rank, L.Device,
+                       static_cast<fb::LaneKind>(L.Kind),
+                       static_cast<fb::LaneOrder>(L.Order), 0);
+  std::vector<fb::Layer> Layers;
+  for (const Layer &L : G.layers())
+    Layers.emplace_back(Str(L.Name), L.Parent);
+  std::vector<fb::Iteration> Its;
+  for (const Iteration &I : G.iterations())
+    Its.emplace_back(I.StartNs, I.MeasuredNs, Str(I.Name), 0);
+
+  std::vector<fb::Task> Tasks;
+  std::vector<fb::TaskAttrs> Attrs;
+  Tasks.reserve(C.Order.size());
+  for (TaskId Old : C.Order) {
+    const Task &T = G.task(Old);
+    AttrId A = NoId;
+    if (const TaskAttrs *TA = G.attrs(Old)) {
+      A = Attrs.size();
+      Attrs.emplace_back(TA->Bytes, TA->Flops, TA->Grid[0], TA->Grid[1],
+                         TA->Grid[2], TA->Block[0], TA->Block[1], TA->Block[2],
+                         TA->SharedMemBytes, TA->RegistersPerThread,
+                         TA->CopyKind, 0);
+    }
+    Tasks.emplace_back(T.StartNs, T.DurationNs, T.GapNs, Str(T.Name), T.Lane,
+                       T.Layer, T.Correlation, A,
+                       static_cast<fb::TaskKind>(T.Kind),
+                       static_cast<fb::Phase>(T.Phase), T.Flags);
+  }
+
+  std::vector<fb::TaskNote> Notes;
+  for (const TaskNote &N : G.notes())
+    if (N.Task < G.numTaskSlots() && G.isLive(N.Task))
+      Notes.emplace_back(C.NewId[N.Task], N.Key, N.Value);
+  std::stable_sort(Notes.begin(), Notes.end(),
+                   [](const fb::TaskNote &A, const fb::TaskNote &B) {
+                     return A.task() < B.task();
+                   });
+  for (fb::TaskNote &N : Notes)
+    N = fb::TaskNote(N.task(), Str(N.key()), Str(N.value()));
+
+  std::vector<Edge> Edges = canonicalEdges(G, C);
+  std::vector<uint32_t> Src(Edges.size()), Dst(Edges.size());
+  std::vector<uint8_t> Kind(Edges.size());
+  for (size_t I = 0; I != Edges.size(); ++I) {
+    Src[I] = Edges[I].Src;
+    Dst[I] = Edges[I].Dst;
+    Kind[I] = static_cast<uint8_t>(Edges[I].Kind);
+  }
+
+  flatbuffers::FlatBufferBuilder B(1024 + Tasks.size() * 64 +
+                                   Edges.size() * 9);
+  auto Meta = buildMetadata(B, G.metadata());
+  auto Strings = Str.build(B);
+  auto Root = fb::CreateGraph(
+      B, BinaryFormatVersion, Meta, Strings, B.CreateVectorOfStructs(Lanes),
+      B.CreateVectorOfStructs(Layers), B.CreateVectorOfStructs(Its),
+      B.CreateVectorOfStructs(Tasks), B.CreateVectorOfStructs(Attrs),
+      B.CreateVectorOfStructs(Notes), B.CreateVector(Src), B.CreateVector(Dst),
+      B.CreateVector(reinterpret_cast<const fb::EdgeKind *>(Kind.data()),
+                     Kind.size()));
+  fb::FinishGraphBuffer(B, Root);
+  OS.write(reinterpret_cast<const char *>(B.GetBufferPointer()), B.GetSize());
+  return llvm::Error::success();
+}

@@ -1,0 +1,179 @@
+//===- CanonicalOrder.cpp - The order in which graphs are written ---------===//
+//
+// Kahn's algorithm with a min-heap, so the order is deterministic and leaves
+// an already topological numbering untouched. A linear pre-check skips the
+// heap altogether for graphs that are already in order (every graph freshly
+// read from a file), which keeps writing and simulating them O(V + E).
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/IR/CanonicalOrder.h"
+#include "daydream/IR/Graph.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+
+using namespace dd;
+using llvm::Expected;
+
+namespace {
+
+/// True if slot order is already a topological order of a graph without
+/// dead tasks.
+bool isAlreadyCanonical(const Graph &G) {
+  if (G.numTasks() != G.numTaskSlots())
+    return false;
+  for (TaskId T = 0, E = G.numTaskSlots(); T != E; ++T) {
+    TaskId N = G.nextOnLane(T);
+    if (N != NoId && N < T)
+      return false;
+  }
+  for (const Edge &E : G.edgeSlots())
+    if (E.Src >= E.Dst)
+      return false;
+  return true;
+}
+
+/// Successor lists of the live edges in compressed form.
+struct OutEdges {
+  std::vector<uint32_t> Begin; // NumSlots + 1 offsets
+  std::vector<TaskId> Dst;
+
+  explicit OutEdges(const Graph &G) : Begin(G.numTaskSlots() + 1, 0) {
+    for (const Edge &E : G.edgeSlots())
+      if (G.isLive(E))
+        ++Begin[E.Src + 1];
+    for (size_t I = 1; I < Begin.size(); ++I)
+      Begin[I] += Begin[I - 1];
+    Dst.resize(Begin.back());
+    std::vector<uint32_t> Fill(Begin.begin(), Begin.end() - 1);
+    for (const Edge &E : G.edgeSlots())
+      if (G.isLive(E))
+        Dst[Fill[E.Src]++] = E.Dst;
+  }
+};
+
+std::string describeTask(const Graph &G, TaskId T) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  OS << '%' << T;
+  // Called before the verifier has checked names, too.
+  StrId Name = G.task(T).Name;
+  if (Name < G.strings().size())
+    OS << " '" << G.str(Name) << "'";
+  return OS.str();
+}
+
+/// Finds one cycle among the tasks that Kahn's algorithm could not order
+/// (every one of them has a predecessor among them) and describes it.
+std::string describeCycle(const Graph &G, const std::vector<uint32_t> &InDeg) {
+  // Predecessor lists restricted to the unordered tasks.
+  std::vector<std::vector<TaskId>> Preds(G.numTaskSlots());
+  auto Stuck = [&](TaskId T) { return G.isLive(T) && InDeg[T] > 0; };
+  for (const Edge &E : G.edgeSlots())
+    if (G.isLive(E) && Stuck(E.Src) && Stuck(E.Dst))
+      Preds[E.Dst].push_back(E.Src);
+  TaskId Start = NoId;
+  for (TaskId T = 0, E = G.numTaskSlots(); T != E; ++T) {
+    if (!Stuck(T))
+      continue;
+    if (Start == NoId)
+      Start = T;
+    TaskId P = G.prevOnLane(T);
+    if (P != NoId && Stuck(P))
+      Preds[T].push_back(P);
+  }
+  // Walk predecessors until a task repeats; the walk from there is a cycle.
+  std::vector<uint32_t> Seen(G.numTaskSlots(), NoId);
+  std::vector<TaskId> Path;
+  TaskId T = Start;
+  while (Seen[T] == NoId) {
+    Seen[T] = Path.size();
+    Path.push_back(T);
+    T = Preds[T].front();
+  }
+  std::vector<TaskId> Cycle(Path.begin() + Seen[T], Path.end());
+  std::reverse(Cycle.begin(), Cycle.end()); // walked backwards
+  // Start at the smallest id, so the message does not depend on the walk.
+  std::rotate(Cycle.begin(), std::min_element(Cycle.begin(), Cycle.end()),
+              Cycle.end());
+  std::string S = "dependency cycle: ";
+  for (TaskId C : Cycle)
+    S += describeTask(G, C) + " -> ";
+  S += describeTask(G, Cycle.front());
+  return S;
+}
+
+} // namespace
+
+Expected<CanonicalOrder> dd::computeCanonicalOrder(const Graph &G) {
+  CanonicalOrder C;
+  size_t N = G.numTaskSlots();
+  C.NewId.assign(N, NoId);
+  if (isAlreadyCanonical(G)) {
+    C.Order.resize(N);
+    for (TaskId T = 0; T != N; ++T)
+      C.Order[T] = C.NewId[T] = T;
+    C.IsIdentity = true;
+    return C;
+  }
+
+  OutEdges Out(G);
+  std::vector<uint32_t> InDeg(N, 0);
+  for (TaskId T = 0; T != N; ++T) {
+    if (!G.isLive(T))
+      continue;
+    for (uint32_t I = Out.Begin[T]; I != Out.Begin[T + 1]; ++I)
+      ++InDeg[Out.Dst[I]];
+    if (G.nextOnLane(T) != NoId)
+      ++InDeg[G.nextOnLane(T)];
+  }
+  std::priority_queue<TaskId, std::vector<TaskId>, std::greater<TaskId>> Ready;
+  for (TaskId T = 0; T != N; ++T)
+    if (G.isLive(T) && InDeg[T] == 0)
+      Ready.push(T);
+  C.Order.reserve(G.numTasks());
+  auto Release = [&](TaskId S) {
+    if (--InDeg[S] == 0)
+      Ready.push(S);
+  };
+  while (!Ready.empty()) {
+    TaskId T = Ready.top();
+    Ready.pop();
+    C.NewId[T] = C.Order.size();
+    C.Order.push_back(T);
+    for (uint32_t I = Out.Begin[T]; I != Out.Begin[T + 1]; ++I)
+      Release(Out.Dst[I]);
+    if (G.nextOnLane(T) != NoId)
+      Release(G.nextOnLane(T));
+  }
+  if (C.Order.size() != G.numTasks())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   describeCycle(G, InDeg));
+  C.IsIdentity = C.Order.size() == N &&
+                 llvm::all_of(llvm::enumerate(C.Order), [](const auto &P) {
+                   return P.value() == P.index();
+                 });
+  return C;
+}
+
+std::vector<Edge> dd::canonicalEdges(const Graph &G, const CanonicalOrder &C) {
+  std::vector<Edge> Out;
+  Out.reserve(G.edgeSlots().size());
+  for (const Edge &E : G.edgeSlots())
+    if (G.isLive(E))
+      Out.push_back(Edge{C.NewId[E.Src], C.NewId[E.Dst], E.Kind});
+  auto Key = [](const Edge &E) {
+    return std::make_tuple(E.Src, E.Dst, static_cast<unsigned>(E.Kind));
+  };
+  auto Less = [&](const Edge &A, const Edge &B) { return Key(A) < Key(B); };
+  if (!std::is_sorted(Out.begin(), Out.end(), Less))
+    std::sort(Out.begin(), Out.end(), Less);
+  auto Same = [&](const Edge &A, const Edge &B) { return Key(A) == Key(B); };
+  Out.erase(std::unique(Out.begin(), Out.end(), Same), Out.end());
+  return Out;
+}

@@ -1,0 +1,148 @@
+//===- Verifier.cpp - Semantic checks of a trace graph --------------------===//
+//
+// Checks run in an order that makes later ones safe: ids in range first, then
+// lane lists, then acyclicity. All checks are linear in the graph's size,
+// except cycle reporting, which only runs when there is a cycle.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/IR/Verifier.h"
+#include "daydream/IR/CanonicalOrder.h"
+#include "daydream/IR/Graph.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace dd;
+using llvm::Error;
+using llvm::formatv;
+
+namespace {
+
+template <typename... Ts> Error fail(const char *Fmt, Ts &&...Vals) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 formatv(Fmt, std::forward<Ts>(Vals)...).str());
+}
+
+Error checkLanesAndLayers(const Graph &G) {
+  size_t NumStrings = G.strings().size();
+  for (LaneId L = 0; L != G.numLanes(); ++L) {
+    const Lane &Ln = G.lane(L);
+    if (Ln.Name >= NumStrings)
+      return fail("lane @{0}: name {1} out of range ({2} strings)", L, Ln.Name,
+                  NumStrings);
+    if (unsigned(Ln.Kind) >= NumLaneKinds)
+      return fail("lane @{0}: unknown lane kind {1}", L, unsigned(Ln.Kind));
+    if (unsigned(Ln.Order) >= NumLaneOrders)
+      return fail("lane @{0}: unknown lane order {1}", L, unsigned(Ln.Order));
+  }
+  for (LayerId L = 0; L != G.numLayers(); ++L) {
+    const Layer &Ly = G.layer(L);
+    if (Ly.Name >= NumStrings)
+      return fail("layer #{0}: name {1} out of range ({2} strings)", L,
+                  Ly.Name, NumStrings);
+    // Parents come first, so the hierarchy cannot loop.
+    if (Ly.Parent != NoId && Ly.Parent >= L)
+      return fail("layer #{0}: parent #{1} is not an earlier layer", L,
+                  Ly.Parent);
+  }
+  for (const Iteration &It : G.iterations()) {
+    if (It.Name >= NumStrings)
+      return fail("iteration: name {0} out of range ({1} strings)", It.Name,
+                  NumStrings);
+    if (It.MeasuredNs < -1)
+      return fail("iteration '{0}': negative measured duration {1}",
+                  G.str(It.Name), It.MeasuredNs);
+  }
+  return Error::success();
+}
+
+Error checkTasks(const Graph &G) {
+  size_t NumStrings = G.strings().size();
+  for (TaskId T = 0, E = G.numTaskSlots(); T != E; ++T) {
+    if (!G.isLive(T))
+      continue;
+    const Task &Tk = G.task(T);
+    if (Tk.Name >= NumStrings)
+      return fail("task %{0}: name {1} out of range ({2} strings)", T, Tk.Name,
+                  NumStrings);
+    if (Tk.Lane >= G.numLanes())
+      return fail("task %{0} '{1}': lane {2} out of range ({3} lanes)", T,
+                  G.str(Tk.Name), Tk.Lane, G.numLanes());
+    if (Tk.Layer != NoId && Tk.Layer >= G.numLayers())
+      return fail("task %{0} '{1}': layer {2} out of range ({3} layers)", T,
+                  G.str(Tk.Name), Tk.Layer, G.numLayers());
+    if (Tk.Attrs != NoId && Tk.Attrs >= G.attrSlots().size())
+      return fail("task %{0} '{1}': attributes {2} out of range ({3} entries)",
+                  T, G.str(Tk.Name), Tk.Attrs, G.attrSlots().size());
+    if (unsigned(Tk.Kind) >= NumTaskKinds)
+      return fail("task %{0} '{1}': unknown task kind {2}", T, G.str(Tk.Name),
+                  unsigned(Tk.Kind));
+    if (unsigned(Tk.Phase) >= NumPhases)
+      return fail("task %{0} '{1}': unknown phase {2}", T, G.str(Tk.Name),
+                  unsigned(Tk.Phase));
+    if (Tk.DurationNs < 0)
+      return fail("task %{0} '{1}': negative duration {2}", T, G.str(Tk.Name),
+                  Tk.DurationNs);
+    if (Tk.GapNs < 0)
+      return fail("task %{0} '{1}': negative gap {2}", T, G.str(Tk.Name),
+                  Tk.GapNs);
+  }
+  for (const TaskNote &N : G.notes()) {
+    if (N.Task >= G.numTaskSlots())
+      return fail("note on task %{0}: task out of range ({1} tasks)", N.Task,
+                  G.numTaskSlots());
+    if (N.Key >= NumStrings || N.Value >= NumStrings)
+      return fail("note on task %{0}: string out of range ({1} strings)",
+                  N.Task, NumStrings);
+  }
+  return Error::success();
+}
+
+Error checkEdges(const Graph &G) {
+  size_t N = G.numTaskSlots();
+  for (const Edge &E : G.edgeSlots()) {
+    if (E.Src >= N || E.Dst >= N)
+      return fail("edge %{0} -> %{1}: dangling (graph has {2} tasks)", E.Src,
+                  E.Dst, N);
+    if (unsigned(E.Kind) >= NumEdgeKinds)
+      return fail("edge %{0} -> %{1}: unknown edge kind {2}", E.Src, E.Dst,
+                  unsigned(E.Kind));
+    if (E.Src == E.Dst && G.isLive(E))
+      return fail("edge %{0} -> %{0}: a task cannot depend on itself", E.Src);
+  }
+  return Error::success();
+}
+
+/// Every live task is on exactly the list of its lane, and the lists are
+/// well linked.
+Error checkLaneLists(const Graph &G) {
+  size_t Seen = 0;
+  for (LaneId L = 0; L != G.numLanes(); ++L) {
+    TaskId Prev = NoId;
+    for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
+      if (T >= G.numTaskSlots() || !G.isLive(T) || G.task(T).Lane != L ||
+          G.prevOnLane(T) != Prev || ++Seen > G.numTasks())
+        return fail("lane @{0}: task list is inconsistent at %{1}", L, T);
+      Prev = T;
+    }
+    if (G.laneTail(L) != Prev)
+      return fail("lane @{0}: task list tail is inconsistent", L);
+  }
+  if (Seen != G.numTasks())
+    return fail("{0} tasks are on no lane list", G.numTasks() - Seen);
+  return Error::success();
+}
+
+} // namespace
+
+Error dd::verifyGraph(const Graph &G) {
+  if (Error E = checkLanesAndLayers(G))
+    return E;
+  if (Error E = checkTasks(G))
+    return E;
+  if (Error E = checkEdges(G))
+    return E;
+  if (Error E = checkLaneLists(G))
+    return E;
+  return computeCanonicalOrder(G).takeError();
+}

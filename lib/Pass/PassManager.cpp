@@ -1,0 +1,80 @@
+//===- PassManager.cpp - Run a pipeline with instrumentation --------------===//
+//
+// Runs passes in order, invalidating analyses after each one as it says, and
+// provides the hooks dd-opt's debugging flags need.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/Pass/PassManager.h"
+#include "daydream/IR/Graph.h"
+#include "daydream/IR/TextFormat.h"
+#include "daydream/IR/Verifier.h"
+
+#include "llvm/Support/Timer.h"
+
+#include <string>
+
+using namespace dd;
+
+PassConcept::~PassConcept() = default;
+
+static llvm::Error passError(const PassConcept &P, llvm::StringRef What,
+                             llvm::Error E) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 What + " '" + P.name() +
+                                     "': " + llvm::toString(std::move(E)));
+}
+
+llvm::Error PassManager::run(Graph &G, AnalysisManager &AM,
+                             const PassInstrumentation &PI) const {
+  llvm::raw_ostream &Log = *PI.Log;
+  std::unique_ptr<llvm::TimerGroup> Timers;
+  std::vector<std::unique_ptr<llvm::Timer>> PassTimers;
+  if (PI.TimePasses)
+    Timers = std::make_unique<llvm::TimerGroup>("dd-passes",
+                                                "Pass execution timing report");
+  for (const auto &P : Passes) {
+    std::string Desc;
+    llvm::raw_string_ostream DescOS(Desc);
+    P->printPipeline(DescOS);
+    if (PI.DebugPassManager)
+      Log << "Running pass: " << DescOS.str() << "\n";
+
+    llvm::Timer *T = nullptr;
+    if (Timers) {
+      PassTimers.push_back(
+          std::make_unique<llvm::Timer>(P->name(), DescOS.str(), *Timers));
+      T = PassTimers.back().get();
+      T->startTimer();
+    }
+    llvm::Expected<PreservedAnalyses> PA = P->run(G, AM);
+    if (T)
+      T->stopTimer();
+    if (!PA)
+      return passError(*P, "pass", PA.takeError());
+    AM.invalidate(*PA);
+
+    if (PI.VerifyEach) {
+      if (PI.DebugPassManager)
+        Log << "Verifying graph after pass: " << P->name() << "\n";
+      if (llvm::Error E = verifyGraph(G))
+        return passError(*P, "graph is invalid after pass", std::move(E));
+    }
+    if (PI.PrintAfterAll) {
+      Log << "; *** Graph after pass: " << DescOS.str() << " ***\n";
+      if (llvm::Error E = printTextGraph(G, Log))
+        return passError(*P, "cannot print graph after pass", std::move(E));
+    }
+  }
+  if (Timers)
+    Timers->print(Log, /*ResetAfterPrint=*/true);
+  return llvm::Error::success();
+}
+
+void PassManager::printPipeline(llvm::raw_ostream &OS) const {
+  for (size_t I = 0; I != Passes.size(); ++I) {
+    if (I)
+      OS << ',';
+    Passes[I]->printPipeline(OS);
+  }
+}

@@ -1,0 +1,75 @@
+//===- Simulator.cpp - simulate(): pick an engine, summarize --------------===//
+//
+// The entry point of the simulator. It finds the time origin, runs the linear
+// engine when every lane is InOrder (one pass, the common case after any pass
+// that does not reorder work) and the event-driven engine otherwise, then
+// derives lane, makespan and iteration results from the simulated times in
+// one more pass (Summary.cpp). The timing model itself is documented in
+// Simulator.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Replay.h"
+
+#include "daydream/IR/CanonicalOrder.h"
+#include "daydream/IR/Graph.h"
+#include "daydream/Sim/SchedulingPolicy.h"
+#include "daydream/Sim/Simulator.h"
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+
+using namespace dd;
+using namespace dd::sim;
+
+static int64_t timeOrigin(const Graph &G) {
+  if (G.numTasks() == 0)
+    return 0;
+  const bool AllLive = G.numTasks() == G.numTaskSlots();
+  int64_t T0 = std::numeric_limits<int64_t>::max();
+  llvm::ArrayRef<Task> Tasks = G.taskSlots();
+  for (TaskId T = 0, N = Tasks.size(); T != N; ++T)
+    if (AllLive || G.isLive(T))
+      T0 = std::min(T0, Tasks[T].StartNs);
+  return T0;
+}
+
+static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
+                             SimResult &R) {
+  bool AnyPriorityLane = llvm::any_of(G.lanes(), [](const Lane &L) {
+    return L.Order == LaneOrder::ByPriority;
+  });
+
+  if (!AnyPriorityLane && !Opts.ForceEventDriven) {
+    if (Opts.Order)
+      return replayLinear(G, *Opts.Order, R.OriginNs, R.Start, R.End);
+    llvm::Expected<CanonicalOrder> C = computeCanonicalOrder(G);
+    if (!C)
+      return C.takeError();
+    return replayLinear(G, C->Order, R.OriginNs, R.Start, R.End);
+  }
+
+  // The policy is consulted only for tasks on ByPriority lanes; preparing it
+  // otherwise would be wasted work.
+  std::unique_ptr<SchedulingPolicy> Default;
+  SchedulingPolicy *Policy = Opts.Policy;
+  if (AnyPriorityLane) {
+    if (!Policy) {
+      Default = createRecordedOrderPolicy();
+      Policy = Default.get();
+    }
+    Policy->prepare(G);
+  }
+  return replayEvents(G, Policy, R.OriginNs, R.Start, R.End);
+}
+
+llvm::Expected<SimResult> dd::simulate(const Graph &G, const SimOptions &Opts) {
+  SimResult R;
+  R.OriginNs = timeOrigin(G);
+  if (llvm::Error Err = runEngine(G, Opts, R))
+    return std::move(Err);
+
+  summarize(G, R);
+  return std::move(R);
+}

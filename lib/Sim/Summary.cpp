@@ -1,0 +1,132 @@
+//===- Summary.cpp - Lane, makespan and iteration results -----------------===//
+//
+// Turns simulated task times into the numbers Daydream reports, in one pass
+// over the tasks after either engine has run: dead slots get -1, lanes add up
+// busy time, and each live task is credited to its iteration.
+//
+// Membership is decided by recorded times (a task belongs to the iteration
+// that was running when the trace saw it start), because simulated times are
+// what a transformation moved and so cannot say where an iteration begins.
+// An iteration is predicted to begin when its first CPU work begins, since
+// the host loop is what delimits training iterations; GPU work queued by the
+// previous iteration may still be running then.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Replay.h"
+
+#include "daydream/IR/Graph.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+using namespace dd;
+using namespace dd::sim;
+
+namespace {
+
+/// What an iteration's members add up to.
+struct Members {
+  int64_t MinCpuStart = std::numeric_limits<int64_t>::max();
+  int64_t MinStart = std::numeric_limits<int64_t>::max();
+  int64_t MaxEnd = std::numeric_limits<int64_t>::min();
+  bool Any = false;
+};
+
+/// Finds the iteration of a recorded start time. Tasks come mostly in
+/// recorded-time order, so the previous answer is tried before a binary
+/// search; the lookup is O(1) in the common case and O(log k) otherwise.
+class IterationLocator {
+public:
+  explicit IterationLocator(llvm::ArrayRef<int64_t> Bounds) : Bounds(Bounds) {}
+
+  /// The number of iteration starts <= \p X: the iteration is one less, and
+  /// 0 means before the first. Among equal starts this picks the last one.
+  size_t slot(int64_t X) {
+    const size_t K = Bounds.size();
+    if ((Slot != 0 && X < Bounds[Slot - 1]) || (Slot != K && X >= Bounds[Slot]))
+      Slot = std::upper_bound(Bounds.begin(), Bounds.end(), X) - Bounds.begin();
+    return Slot;
+  }
+
+private:
+  llvm::ArrayRef<int64_t> Bounds;
+  size_t Slot = 0;
+};
+
+} // namespace
+
+void sim::summarize(const Graph &G, SimResult &R) {
+  llvm::ArrayRef<Iteration> Its = G.iterations();
+  const size_t K = Its.size();
+
+  // Iterations sorted by start; stable, so that among equal starts the later
+  // one in graph order is the one that collects the tasks.
+  std::vector<uint32_t> Sorted(K);
+  std::iota(Sorted.begin(), Sorted.end(), 0);
+  std::stable_sort(Sorted.begin(), Sorted.end(), [&](uint32_t A, uint32_t B) {
+    return Its[A].StartNs < Its[B].StartNs;
+  });
+  std::vector<int64_t> Bounds(K);
+  for (size_t I = 0; I != K; ++I)
+    Bounds[I] = Its[Sorted[I]].StartNs;
+  IterationLocator Locate(Bounds);
+  std::vector<Members> M(K);
+
+  std::vector<uint8_t> IsCpu(G.numLanes());
+  for (LaneId L = 0; L != G.numLanes(); ++L)
+    IsCpu[L] = G.lane(L).Kind == LaneKind::CpuThread;
+  R.Lanes.assign(G.numLanes(), LaneResult());
+
+  const bool AllLive = G.numTasks() == G.numTaskSlots();
+  llvm::ArrayRef<Task> Tasks = G.taskSlots();
+  int64_t MaxEnd = R.OriginNs;
+  for (TaskId T = 0, N = Tasks.size(); T != N; ++T) {
+    if (!AllLive && !G.isLive(T)) {
+      R.Start[T] = R.End[T] = -1;
+      continue;
+    }
+    const Task &Tk = Tasks[T];
+    const int64_t S = R.Start[T], E = R.End[T];
+    LaneResult &L = R.Lanes[Tk.Lane];
+    L.BusyNs += E - S;
+    ++L.NumTasks;
+    MaxEnd = std::max(MaxEnd, E);
+
+    if (K == 0)
+      continue;
+    size_t Slot = Locate.slot(Tk.StartNs);
+    if (Slot == 0)
+      continue;
+    Members &Mi = M[Slot - 1];
+    Mi.Any = true;
+    Mi.MinStart = std::min(Mi.MinStart, S);
+    Mi.MaxEnd = std::max(Mi.MaxEnd, E);
+    if (IsCpu[Tk.Lane])
+      Mi.MinCpuStart = std::min(Mi.MinCpuStart, S);
+  }
+  R.MakespanNs = MaxEnd - R.OriginNs;
+
+  R.Iterations.assign(K, IterationResult());
+  for (size_t I = 0; I != K; ++I) {
+    R.Iterations[I].Name = Its[I].Name == NoId ? "" : G.str(Its[I].Name);
+    R.Iterations[I].MeasuredNs = Its[I].MeasuredNs;
+  }
+  // Backwards, so each iteration sees the start of the next one that has
+  // members.
+  bool HaveNext = false;
+  int64_t NextStart = 0;
+  for (size_t I = K; I-- != 0;) {
+    const Members &Mi = M[I];
+    if (!Mi.Any)
+      continue;
+    IterationResult &IR = R.Iterations[Sorted[I]];
+    IR.PredictedStartNs = Mi.MinCpuStart != std::numeric_limits<int64_t>::max()
+                              ? Mi.MinCpuStart
+                              : Mi.MinStart;
+    IR.PredictedNs = (HaveNext ? NextStart : Mi.MaxEnd) - IR.PredictedStartNs;
+    HaveNext = true;
+    NextStart = IR.PredictedStartNs;
+  }
+}

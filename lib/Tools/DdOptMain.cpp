@@ -1,0 +1,188 @@
+//===- DdOptMain.cpp - The dd-opt driver ----------------------------------===//
+//
+// dd-opt reads a graph, runs a pipeline of passes over it and writes the
+// result. A pipeline is either -passes='a{k=v},b' or per-pass flags in
+// command-line order (dd-opt -scale-tasks='factor=0.5' -remove-tasks=...),
+// as mlir-opt allows; the two cannot be mixed. Per-pass flags are taken out
+// of argv before LLVM's option parser sees them, because cl::opt cannot
+// report the relative order of different options.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/IR/IRReader.h"
+#include "daydream/Pass/PassRegistry.h"
+#include "daydream/Tools/Drivers.h"
+#include "daydream/Tools/ToolSupport.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace dd;
+namespace cl = llvm::cl;
+
+static constexpr const char *Tool = "dd-opt";
+
+namespace {
+
+struct PassFlag {
+  std::string Name, Options;
+};
+
+/// Removes the per-pass flags (-NAME or -NAME=OPTIONS, one or two dashes)
+/// from \p Args, returning them in order. Stops at "--".
+std::vector<PassFlag> extractPassFlags(const PassRegistry &R,
+                                       std::vector<const char *> &Args) {
+  std::vector<PassFlag> Flags;
+  std::vector<const char *> Rest;
+  bool Done = false;
+  for (size_t I = 0; I != Args.size(); ++I) {
+    llvm::StringRef A = Args[I];
+    if (I == 0 || Done || !A.startswith("-") || A == "-") {
+      Rest.push_back(Args[I]);
+      continue;
+    }
+    if (A == "--") {
+      Done = true;
+      Rest.push_back(Args[I]);
+      continue;
+    }
+    llvm::StringRef Body = A.drop_front(A.startswith("--") ? 2 : 1);
+    auto [Name, Opts] = Body.split('=');
+    if (R.lookup(Name))
+      Flags.push_back(PassFlag{Name.str(), Opts.str()});
+    else
+      Rest.push_back(Args[I]);
+  }
+  Args = std::move(Rest);
+  return Flags;
+}
+
+struct Options {
+  cl::OptionCategory Category{"dd-opt options"};
+  cl::OptionCategory PassCategory{
+      "Passes (as flags, in order: -NAME or -NAME='KEY=VALUE ...')"};
+  cl::opt<std::string> Input{cl::Positional, cl::desc("<input .ddir>"),
+                             cl::init("-"), cl::cat(Category)};
+  cl::opt<std::string> Output{"o", cl::desc("Output file ('-' for stdout)"),
+                              cl::value_desc("file"), cl::init("-"),
+                              cl::cat(Category)};
+  cl::opt<bool> Text{"S", cl::desc("Write the text form instead of binary"),
+                     cl::cat(Category)};
+  cl::opt<bool> Force{"f", cl::desc("Write binary even to a terminal"),
+                      cl::cat(Category)};
+  cl::opt<bool> DisableOutput{"disable-output",
+                              cl::desc("Do not write the resulting graph"),
+                              cl::cat(Category)};
+  cl::opt<std::string> Passes{
+      "passes", cl::desc("Pipeline: 'name{key=value ...},name,...'"),
+      cl::value_desc("pipeline"), cl::cat(Category)};
+  cl::opt<bool> PrintPasses{"print-passes",
+                            cl::desc("List the available passes and exit"),
+                            cl::cat(Category)};
+  BoolFlag PrintPipeline{
+      "print-pipeline-passes",
+      "Print the pipeline with every option, in -passes= form, and exit",
+      Category};
+  cl::opt<bool> VerifyEach{"verify-each",
+                           cl::desc("Verify the graph after every pass"),
+                           cl::cat(Category)};
+  BoolFlag PrintAfterAll{
+      "print-after-all",
+      "Print the graph (text form) to stderr after every pass", Category};
+  BoolFlag TimePasses{"time-passes", "Report the time each pass took",
+                      Category};
+  cl::opt<bool> DebugPM{"debug-pass-manager",
+                        cl::desc("Log passes and analyses as they run"),
+                        cl::cat(Category)};
+  /// Shown by --help only: the flags themselves are extracted beforehand.
+  std::vector<std::unique_ptr<cl::opt<std::string>>> PassHelp;
+
+  explicit Options(const PassRegistry &R) {
+    for (const PassInfo *I : R.passes()) {
+      // The option keeps a reference to its name: point into the registry.
+      for (const std::string *Spelling : {&I->Name, &I->Flag}) {
+        if (Spelling->empty())
+          continue;
+        PassHelp.push_back(std::make_unique<cl::opt<std::string>>(
+            llvm::StringRef(*Spelling), cl::desc(I->Description),
+            cl::ValueOptional,
+            cl::value_desc("options"), cl::cat(PassCategory)));
+      }
+    }
+  }
+};
+
+} // namespace
+
+int dd::ddOptMain(int Argc, char **Argv) {
+  llvm::InitLLVM X(Argc, Argv);
+  PassRegistry Registry;
+  registerBuiltinPasses(Registry);
+
+  std::vector<const char *> Args(Argv, Argv + Argc);
+  std::vector<PassFlag> Flags = extractPassFlags(Registry, Args);
+
+  Options Opt(Registry);
+  cl::HideUnrelatedOptions({&Opt.Category, &Opt.PassCategory});
+  if (!cl::ParseCommandLineOptions(
+          Args.size(), Args.data(),
+          "dd-opt: rewrite a trace graph to model an optimization\n\n"
+          "  dd-opt -passes='scale-tasks{factor=0.5 kind=kernel}' in.ddir -o "
+          "out.ddir\n  dd-opt -remove-tasks='kind=memcpy' in.ddir | dd-sim\n"))
+    return 1;
+
+  if (Opt.PrintPasses) {
+    Registry.printPasses(llvm::outs());
+    return 0;
+  }
+
+  PassManager PM;
+  if (!Flags.empty() && Opt.Passes.getNumOccurrences())
+    return reportError(Tool, "use either -passes= or per-pass flags, not both");
+  for (const PassFlag &F : Flags) {
+    auto P = Registry.createPass(F.Name, F.Options);
+    if (!P)
+      return reportError(Tool, P.takeError());
+    PM.addPass(std::move(*P));
+  }
+  if (!Opt.Passes.empty())
+    if (llvm::Error E = Registry.parsePipeline(Opt.Passes, PM))
+      return reportError(Tool, std::move(E));
+
+  if (Opt.PrintPipeline.isSet()) {
+    PM.printPipeline(llvm::outs());
+    llvm::outs() << "\n";
+    return 0;
+  }
+
+  bool WriteGraph = !Opt.DisableOutput;
+  if (WriteGraph)
+    if (llvm::Error E =
+            checkBinaryOutputAllowed(Opt.Output, Opt.Text, Opt.Force))
+      return reportError(Tool, std::move(E));
+
+  auto G = readGraphFile(Opt.Input);
+  if (!G)
+    return reportError(Tool, G.takeError());
+
+  PassInstrumentation PI;
+  PI.VerifyEach = Opt.VerifyEach;
+  PI.PrintAfterAll = Opt.PrintAfterAll.isSet();
+  PI.TimePasses = Opt.TimePasses.isSet();
+  PI.DebugPassManager = Opt.DebugPM;
+  AnalysisManager AM(Opt.DebugPM ? &llvm::errs() : nullptr);
+  // Reports go to stdout unless the graph does.
+  bool GraphOnStdout = WriteGraph && Opt.Output == "-";
+  AM.setReportStream(GraphOnStdout ? llvm::errs() : llvm::outs());
+
+  std::string InputName =
+      Opt.Input == "-" ? std::string("<stdin>") : Opt.Input.getValue();
+  if (llvm::Error E = PM.run(*G, AM, PI))
+    return reportError(Tool, InputName + ": " + llvm::toString(std::move(E)));
+  if (!WriteGraph)
+    return 0;
+  if (llvm::Error E = writeGraphFile(*G, Opt.Output, Opt.Text))
+    return reportError(Tool, std::move(E));
+  return 0;
+}

@@ -1,0 +1,84 @@
+//===- DdSimMain.cpp - The dd-sim driver ----------------------------------===//
+//
+// dd-sim reads a graph (file or stdin, either form), simulates it, and
+// reports the predicted time of the whole graph and of each iteration next
+// to the measured one, and the busy time of each lane, as text or JSON.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/IR/Graph.h"
+#include "daydream/IR/IRReader.h"
+#include "daydream/Sim/SchedulingPolicy.h"
+#include "daydream/Tools/SimReport.h"
+#include "daydream/Sim/Simulator.h"
+#include "daydream/Tools/Drivers.h"
+#include "daydream/Tools/ToolSupport.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+
+using namespace dd;
+namespace cl = llvm::cl;
+
+static constexpr const char *Tool = "dd-sim";
+
+namespace {
+enum class ReportFormat { Text, Json };
+
+struct Options {
+  cl::OptionCategory Category{"dd-sim options"};
+  cl::opt<std::string> Input{cl::Positional, cl::desc("<input .ddir>"),
+                             cl::init("-"), cl::cat(Category)};
+  cl::opt<std::string> Output{"o", cl::desc("Report file ('-' for stdout)"),
+                              cl::value_desc("file"), cl::init("-"),
+                              cl::cat(Category)};
+  cl::opt<ReportFormat> Format{
+      "report", cl::desc("Report format"), cl::init(ReportFormat::Text),
+      cl::values(clEnumValN(ReportFormat::Text, "text", "human summary"),
+                 clEnumValN(ReportFormat::Json, "json", "JSON for machines")),
+      cl::cat(Category)};
+  cl::opt<std::string> Policy{
+      "policy",
+      cl::desc("Scheduling policy for by-priority lanes (recorded-order, "
+               "shortest-first)"),
+      cl::value_desc("name"), cl::init("recorded-order"), cl::cat(Category)};
+};
+} // namespace
+
+int dd::ddSimMain(int Argc, char **Argv) {
+  llvm::InitLLVM X(Argc, Argv);
+  Options Opt;
+  cl::HideUnrelatedOptions(Opt.Category);
+  if (!cl::ParseCommandLineOptions(
+          Argc, Argv,
+          "dd-sim: predict the run time of a trace graph\n\n"
+          "  dd-sim trace.ddir\n  dd-opt -passes=... trace.ddir | dd-sim "
+          "-report=json\n"))
+    return 1;
+
+  auto Policy = createSchedulingPolicy(Opt.Policy);
+  if (!Policy)
+    return reportError(Tool, Policy.takeError());
+  auto G = readGraphFile(Opt.Input);
+  if (!G)
+    return reportError(Tool, G.takeError());
+
+  SimOptions SO;
+  SO.Policy = Policy->get();
+  auto R = simulate(*G, SO);
+  std::string InputName =
+      Opt.Input == "-" ? std::string("<stdin>") : Opt.Input.getValue();
+  if (!R)
+    return reportError(Tool, InputName + ": " + llvm::toString(R.takeError()));
+
+  std::string Report;
+  llvm::raw_string_ostream OS(Report);
+  SimReportInfo Info{InputName, (*Policy)->name()};
+  if (Opt.Format == ReportFormat::Json)
+    printSimReportJson(*G, *R, Info, OS);
+  else
+    printSimReportText(*G, *R, Info, OS);
+  if (llvm::Error E = writeTextFile(OS.str(), Opt.Output))
+    return reportError(Tool, std::move(E));
+  return 0;
+}

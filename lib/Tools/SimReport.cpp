@@ -1,0 +1,114 @@
+//===- SimReport.cpp - dd-sim's human and JSON reports --------------------===//
+//
+// Times are printed in milliseconds for people and in integer nanoseconds
+// for machines; nothing here computes, it only formats a SimResult.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/Tools/SimReport.h"
+#include "daydream/IR/Graph.h"
+#include "daydream/Sim/Simulator.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+
+using namespace dd;
+
+namespace {
+
+/// Relative error of a prediction, or None when either side is unknown.
+llvm::Optional<double> relativeError(const IterationResult &I) {
+  if (I.MeasuredNs <= 0 || I.PredictedNs < 0)
+    return llvm::None;
+  return double(I.PredictedNs - I.MeasuredNs) / double(I.MeasuredNs);
+}
+
+/// One time unit for a whole report, chosen from its largest figure, so
+/// that columns compare at a glance.
+struct TimeUnit {
+  const char *Name;
+  double NsPer;
+
+  static TimeUnit forSpan(int64_t Ns) {
+    if (Ns >= 10'000'000)
+      return {"ms", 1e6};
+    if (Ns >= 10'000)
+      return {"us", 1e3};
+    return {"ns", 1};
+  }
+  std::string operator()(int64_t Ns) const {
+    if (Ns < 0)
+      return "-";
+    if (NsPer == 1)
+      return llvm::formatv("{0} ns", Ns).str();
+    return llvm::formatv("{0:f3} {1}", double(Ns) / NsPer, Name).str();
+  }
+};
+
+llvm::json::Value orNull(int64_t V) {
+  return V < 0 ? llvm::json::Value(nullptr) : llvm::json::Value(V);
+}
+
+} // namespace
+
+void dd::printSimReportText(const Graph &G, const SimResult &R,
+                            const SimReportInfo &Info, llvm::raw_ostream &OS) {
+  TimeUnit Fmt = TimeUnit::forSpan(R.MakespanNs);
+  OS << "dd-sim: " << Info.InputName << ": " << G.numTasks() << " tasks, "
+     << G.countLiveEdges() << " edges, " << G.numLanes() << " lanes\n";
+  OS << "predicted: " << Fmt(R.MakespanNs) << "\n";
+  if (!R.Iterations.empty()) {
+    OS << "\n"
+       << llvm::formatv("{0,-24} {1,14} {2,14} {3,9}\n", "iteration",
+                        "measured", "predicted", "error");
+    for (const IterationResult &I : R.Iterations) {
+      auto Err = relativeError(I);
+      std::string ErrText =
+          Err ? llvm::formatv("{0:+f2}%", *Err * 100).str() : "-";
+      OS << llvm::format("%-24s %14s %14s %9s\n", I.Name.str().c_str(),
+                         Fmt(I.MeasuredNs).c_str(), Fmt(I.PredictedNs).c_str(),
+                         ErrText.c_str());
+    }
+  }
+  OS << "\n"
+     << llvm::formatv("{0,-32} {1,-12} {2,8} {3,14} {4,7}\n", "lane", "kind",
+                      "tasks", "busy", "busy%");
+  for (LaneId L = 0; L != G.numLanes(); ++L) {
+    const LaneResult &LR = R.Lanes[L];
+    double Share = R.MakespanNs ? 100.0 * LR.BusyNs / R.MakespanNs : 0.0;
+    std::string Name = ("@" + llvm::Twine(L) + " " + G.str(G.lane(L).Name)).str();
+    OS << llvm::format("%-32s %-12s %8llu %14s %6.1f%%\n", Name.c_str(),
+                       toString(G.lane(L).Kind).str().c_str(),
+                       (unsigned long long)LR.NumTasks, Fmt(LR.BusyNs).c_str(),
+                       Share);
+  }
+}
+
+void dd::printSimReportJson(const Graph &G, const SimResult &R,
+                            const SimReportInfo &Info, llvm::raw_ostream &OS) {
+  llvm::json::Array Iterations;
+  for (const IterationResult &I : R.Iterations) {
+    auto Err = relativeError(I);
+    Iterations.push_back(llvm::json::Object{
+        {"name", I.Name},
+        {"measured_ns", orNull(I.MeasuredNs)},
+        {"predicted_ns", orNull(I.PredictedNs)},
+        {"error", Err ? llvm::json::Value(*Err) : llvm::json::Value(nullptr)}});
+  }
+  llvm::json::Array Lanes;
+  for (LaneId L = 0; L != G.numLanes(); ++L)
+    Lanes.push_back(llvm::json::Object{
+        {"name", G.str(G.lane(L).Name)},
+        {"kind", toString(G.lane(L).Kind)},
+        {"tasks", int64_t(R.Lanes[L].NumTasks)},
+        {"busy_ns", R.Lanes[L].BusyNs}});
+  llvm::json::Object Root{{"input", Info.InputName},
+                          {"policy", Info.PolicyName},
+                          {"tasks", int64_t(G.numTasks())},
+                          {"edges", int64_t(G.countLiveEdges())},
+                          {"predicted_ns", R.MakespanNs},
+                          {"origin_ns", R.OriginNs},
+                          {"iterations", std::move(Iterations)},
+                          {"lanes", std::move(Lanes)}};
+  OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Root))) << "\n";
+}

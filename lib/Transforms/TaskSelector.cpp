@@ -1,0 +1,127 @@
+//===- TaskSelector.cpp - Choose tasks by kind, name, lane, ... -----------===//
+//
+// Regex results are memoized per string id, so a selector costs one regex
+// match per distinct name and O(1) per task.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/Transforms/TaskSelector.h"
+#include "daydream/IR/Graph.h"
+#include "daydream/Pass/PassOptions.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Regex.h"
+
+using namespace dd;
+using llvm::Error;
+using llvm::StringRef;
+
+namespace {
+
+/// Parses "a,b,c" (or "all") into enum values with \p ParseOne.
+template <typename EnumT, typename ParseFnT>
+Error parseList(StringRef S, std::vector<EnumT> &Out, ParseFnT ParseOne,
+                StringRef What) {
+  Out.clear();
+  if (S == "all" || S.empty())
+    return Error::success();
+  llvm::SmallVector<StringRef, 8> Parts;
+  S.split(Parts, ',');
+  for (StringRef P : Parts) {
+    auto V = ParseOne(P.trim());
+    if (!V)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "unknown " + What + " '" + P + "'");
+    Out.push_back(*V);
+  }
+  return Error::success();
+}
+
+template <typename EnumT>
+void printList(llvm::raw_ostream &OS, const std::vector<EnumT> &V) {
+  if (V.empty()) {
+    OS << "all";
+    return;
+  }
+  for (size_t I = 0; I != V.size(); ++I)
+    OS << (I ? "," : "") << toString(V[I]);
+}
+
+/// Memoized "does string S match" over a graph's string table.
+class StringMatcher {
+public:
+  StringMatcher(const Graph &G, StringRef Pattern)
+      : G(G), Re(Pattern),
+        Active(!Pattern.empty()), Memo(Active ? G.strings().size() : 0, 0) {}
+
+  bool matches(StrId S) {
+    if (!Active)
+      return true;
+    if (S == NoId)
+      return false;
+    char &M = Memo[S];
+    if (M == 0)
+      M = Re.match(G.str(S)) ? 1 : 2;
+    return M == 1;
+  }
+
+private:
+  const Graph &G;
+  llvm::Regex Re;
+  bool Active;
+  std::vector<char> Memo; // 0 unknown, 1 match, 2 no match
+};
+
+} // namespace
+
+void TaskSelector::declareOptions(PassOptionParser &P) {
+  P.add(
+      "kind", "task kinds to select, comma-separated, or all",
+      [this](StringRef S) {
+        return parseList(S, Kinds, parseTaskKind, "task kind");
+      },
+      [this](llvm::raw_ostream &OS) { printList(OS, Kinds); });
+  P.add(
+      "phase", "phases to select, comma-separated, or all",
+      [this](StringRef S) { return parseList(S, Phases, parsePhase, "phase"); },
+      [this](llvm::raw_ostream &OS) { printList(OS, Phases); });
+  P.add("name", NameRegex, "regex the task name must contain a match of");
+  P.add("lane", LaneRegex, "regex the lane name must contain a match of");
+  P.add("layer", LayerRegex, "regex the layer name must contain a match of");
+}
+
+Error TaskSelector::validate() const {
+  for (const std::string *R : {&NameRegex, &LaneRegex, &LayerRegex}) {
+    std::string Msg;
+    if (!R->empty() && !llvm::Regex(*R).isValid(Msg))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "invalid regex '" + *R + "': " + Msg);
+  }
+  return Error::success();
+}
+
+std::vector<TaskId> TaskSelector::select(const Graph &G) const {
+  bool KindOk[NumTaskKinds], PhaseOk[NumPhases];
+  for (unsigned K = 0; K != NumTaskKinds; ++K)
+    KindOk[K] = Kinds.empty() || llvm::is_contained(Kinds, TaskKind(K));
+  for (unsigned P = 0; P != NumPhases; ++P)
+    PhaseOk[P] = Phases.empty() || llvm::is_contained(Phases, Phase(P));
+  StringMatcher Name(G, NameRegex), LaneName(G, LaneRegex),
+      LayerName(G, LayerRegex);
+  bool CheckLayer = !LayerRegex.empty();
+
+  std::vector<TaskId> Out;
+  for (TaskId T = 0, E = G.numTaskSlots(); T != E; ++T) {
+    if (!G.isLive(T))
+      continue;
+    const Task &Tk = G.task(T);
+    if (!KindOk[unsigned(Tk.Kind)] || !PhaseOk[unsigned(Tk.Phase)] ||
+        !Name.matches(Tk.Name) || !LaneName.matches(G.lane(Tk.Lane).Name))
+      continue;
+    if (CheckLayer &&
+        (Tk.Layer == NoId || !LayerName.matches(G.layer(Tk.Layer).Name)))
+      continue;
+    Out.push_back(T);
+  }
+  return Out;
+}

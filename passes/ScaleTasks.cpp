@@ -1,0 +1,60 @@
+//===- ScaleTasks.cpp - Multiply the duration of selected tasks -----------===//
+//
+// scale-tasks{factor=F kind=... phase=... name=RE lane=RE layer=RE}
+//
+// The simplest what-if: "what if these kernels ran F times as long?" It is
+// also the building block of the optimization passes that model a speed-up
+// by a factor. Only durations change, so every structural analysis survives.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/Pass/PassOptions.h"
+#include "daydream/Passes/BuiltinPasses.h"
+#include "daydream/Transforms/Primitives.h"
+#include "daydream/Transforms/TaskSelector.h"
+
+using namespace dd;
+
+namespace {
+
+struct ScaleTasksOptions {
+  double Factor = 1.0;
+  TaskSelector Select;
+};
+
+void declare(PassOptionParser &P, ScaleTasksOptions &O) {
+  P.add("factor", O.Factor, "multiply durations by this (>= 0)");
+  O.Select.declareOptions(P);
+}
+
+llvm::Error validate(const ScaleTasksOptions &O) {
+  if (O.Factor < 0)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "factor must not be negative");
+  return O.Select.validate();
+}
+
+class ScaleTasks {
+public:
+  explicit ScaleTasks(ScaleTasksOptions O) : O(std::move(O)) {}
+
+  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
+    scaleDurations(G, O.Select.select(G), O.Factor);
+    return PreservedAnalyses::none().preserveSet<StructureAnalyses>();
+  }
+
+private:
+  ScaleTasksOptions O;
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<PassConcept>>
+dd::createScaleTasksPass(llvm::StringRef Options) {
+  return buildPass<ScaleTasks, ScaleTasksOptions>("scale-tasks", Options,
+                                                  declare, validate);
+}
+
+void dd::printScaleTasksPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
+  printOptionsHelp<ScaleTasksOptions>("scale-tasks", declare, OS, Indent);
+}

@@ -1,0 +1,193 @@
+//===- BinaryFormatTest.cpp - Binary .ddir round trip and rejection -------===//
+
+#include "GraphBuilder.h"
+#include "daydream/IR/BinaryFormat.h"
+#include "daydream/IR/TextFormat.h"
+#include "daydream/IR/Verifier.h"
+#include "daydream/IR/ddir_generated.h"
+
+#include "gtest/gtest.h"
+
+using namespace dd;
+using namespace dd::test;
+
+namespace {
+
+std::string toBinary(const Graph &G) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  llvm::Error E = writeBinaryGraph(G, OS);
+  EXPECT_FALSE(bool(E)) << llvm::toString(std::move(E));
+  return OS.str();
+}
+
+std::string toText(const Graph &G) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  llvm::Error E = printTextGraph(G, OS);
+  EXPECT_FALSE(bool(E)) << llvm::toString(std::move(E));
+  return OS.str();
+}
+
+std::string parseError(llvm::StringRef Bytes) {
+  auto G = parseBinaryGraph(Bytes);
+  return G ? "ok" : llvm::toString(G.takeError());
+}
+
+/// A graph that uses every field of the format.
+Graph richGraph() {
+  Graph G;
+  Metadata &M = G.metadata();
+  M.Producer = "unit test";
+  M.SourceFormat = "synthetic";
+  Device D;
+  D.Index = 1;
+  D.Name = "GPU";
+  D.SmCount = 108;
+  D.MemoryBytes = 1ull << 35;
+  D.PeakFp32Tflops = 19.5;
+  D.PeakFp16Tflops = 312;
+  D.PeakBf16Tflops = 312;
+  D.MemoryBandwidthGBps = 1555.5;
+  M.Devices.push_back(D);
+  M.Ranks.push_back(RankInfo{0, 2, "host-a"});
+  LaneId Cpu = addLane(G, "cpu");
+  Lane Gpu;
+  Gpu.Name = G.intern("stream 7");
+  Gpu.Kind = LaneKind::GpuStream;
+  Gpu.Order = LaneOrder::ByPriority;
+  Gpu.NativeId = 7;
+  Gpu.Rank = 0;
+  Gpu.Device = 1;
+  LaneId S = G.addLane(Gpu);
+  LayerId L0 = G.addLayer(Layer{G.intern("model"), NoId});
+  LayerId L1 = G.addLayer(Layer{G.intern("model.fc"), L0});
+  G.iterationsMut().push_back(Iteration{100, 5000, G.intern("step#1")});
+  TaskId Launch = addTask(G, Cpu, "cudaLaunchKernel", 100, 5, TaskKind::Runtime, 3);
+  TaskId K = addTask(G, S, "gemm", 110, 50, TaskKind::Kernel);
+  G.task(K).Layer = L1;
+  G.task(K).Phase = Phase::Backward;
+  G.task(K).Correlation = 77;
+  G.task(K).Flags = TF_Synthetic;
+  G.task(Launch).Correlation = 77;
+  TaskAttrs A;
+  A.Bytes = 1 << 20;
+  A.Flops = 1ull << 40;
+  A.Grid[0] = 4;
+  A.Block[0] = 256;
+  A.SharedMemBytes = 4096;
+  A.RegistersPerThread = 64;
+  A.CopyKind = 0;
+  G.setAttrs(K, A);
+  G.addNote(K, "shape", "[1,2]");
+  TaskId Sync = addTask(G, Cpu, "cudaDeviceSynchronize", 120, 1, TaskKind::Sync);
+  G.addEdge(Launch, K, EdgeKind::Launch);
+  G.addEdge(K, Sync, EdgeKind::Sync);
+  return G;
+}
+
+TEST(BinaryFormatTest, RoundTripIsByteExact) {
+  Graph G = richGraph();
+  std::string B1 = toBinary(G);
+  auto G2 = parseBinaryGraph(B1);
+  ASSERT_TRUE(bool(G2)) << llvm::toString(G2.takeError());
+  EXPECT_FALSE(bool(verifyGraph(*G2)));
+  EXPECT_EQ(toBinary(*G2), B1);
+  EXPECT_EQ(toText(*G2), toText(G));
+}
+
+TEST(BinaryFormatTest, FieldsSurvive) {
+  Graph G = richGraph();
+  std::string B = toBinary(G);
+  auto G2 = parseBinaryGraph(B);
+  ASSERT_TRUE(bool(G2));
+  const Metadata &M = G2->metadata();
+  EXPECT_EQ(M.Producer, "unit test");
+  ASSERT_EQ(M.Devices.size(), 1u);
+  EXPECT_EQ(M.Devices[0].MemoryBandwidthGBps, 1555.5);
+  EXPECT_EQ(M.Ranks[0].Host, "host-a");
+  EXPECT_EQ(G2->lane(1).Order, LaneOrder::ByPriority);
+  EXPECT_EQ(G2->layer(1).Parent, 0u);
+  EXPECT_EQ(G2->iterations()[0].MeasuredNs, 5000);
+  const Task &K = G2->task(1);
+  EXPECT_EQ(G2->str(K.Name), "gemm");
+  EXPECT_EQ(K.Phase, Phase::Backward);
+  EXPECT_EQ(K.Flags, TF_Synthetic);
+  ASSERT_NE(G2->attrs(1), nullptr);
+  EXPECT_EQ(G2->attrs(1)->RegistersPerThread, 64);
+  EXPECT_EQ(G2->task(0).GapNs, 3);
+  ASSERT_EQ(G2->edgeSlots().size(), 2u);
+  EXPECT_EQ(G2->edgeSlots()[1].Kind, EdgeKind::Sync);
+}
+
+TEST(BinaryFormatTest, RemovedTasksAreCompactedAway) {
+  Graph G = richGraph();
+  G.removeTask(2);
+  auto G2 = parseBinaryGraph(toBinary(G));
+  ASSERT_TRUE(bool(G2));
+  EXPECT_EQ(G2->numTaskSlots(), 2u);
+  EXPECT_EQ(G2->edgeSlots().size(), 1u);
+  // The name of the removed task is no longer in the string table.
+  for (size_t I = 0; I != G2->strings().size(); ++I)
+    EXPECT_NE(G2->str(I), "cudaDeviceSynchronize");
+}
+
+TEST(BinaryFormatTest, RejectsMissingIdentifier) {
+  EXPECT_EQ(parseError("hello world, this is not ddir"),
+            "not a binary .ddir file (no 'DDIR' identifier)");
+}
+
+TEST(BinaryFormatTest, RejectsEveryTruncation) {
+  std::string B = toBinary(richGraph());
+  for (size_t Len = 8; Len < B.size(); ++Len) {
+    std::string Cut = B.substr(0, Len); // aligned copy
+    auto G = parseBinaryGraph(Cut);
+    if (G) {
+      // A prefix that still verifies must at least not break the verifier.
+      llvm::consumeError(verifyGraph(*G));
+      continue;
+    }
+    llvm::consumeError(G.takeError());
+  }
+  std::string Half = B.substr(0, B.size() / 2);
+  EXPECT_NE(parseError(Half).find("truncated or corrupt binary IR"),
+            std::string::npos);
+}
+
+TEST(BinaryFormatTest, RejectsWrongVersion) {
+  flatbuffers::FlatBufferBuilder FB;
+  fb::FinishGraphBuffer(FB, fb::CreateGraph(FB, /*version=*/99));
+  std::string B(reinterpret_cast<const char *>(FB.GetBufferPointer()),
+                FB.GetSize());
+  EXPECT_EQ(parseError(B),
+            "unsupported format version 99 (this build reads version 1)");
+}
+
+TEST(BinaryFormatTest, RejectsMismatchedEdgeArrays) {
+  flatbuffers::FlatBufferBuilder FB;
+  std::vector<uint32_t> Two = {0, 1}, One = {1};
+  std::vector<fb::EdgeKind> Kinds = {fb::EdgeKind::Data, fb::EdgeKind::Data};
+  fb::FinishGraphBuffer(
+      FB, fb::CreateGraph(FB, BinaryFormatVersion, 0, 0, 0, 0, 0, 0, 0, 0,
+                          FB.CreateVector(Two), FB.CreateVector(One),
+                          FB.CreateVector(Kinds)));
+  std::string B(reinterpret_cast<const char *>(FB.GetBufferPointer()),
+                FB.GetSize());
+  EXPECT_EQ(parseError(B),
+            "edge arrays disagree in length (src 2, dst 1, kind 2)");
+}
+
+TEST(BinaryFormatTest, RejectsTaskOnMissingLane) {
+  flatbuffers::FlatBufferBuilder FB;
+  std::vector<fb::Task> Tasks = {fb::Task(0, 1, 0, 0, /*lane=*/5, NoId, 0,
+                                          NoId, fb::TaskKind::Kernel,
+                                          fb::Phase::Other, 0)};
+  fb::FinishGraphBuffer(
+      FB, fb::CreateGraph(FB, BinaryFormatVersion, 0, 0, 0, 0, 0,
+                          FB.CreateVectorOfStructs(Tasks)));
+  std::string B(reinterpret_cast<const char *>(FB.GetBufferPointer()),
+                FB.GetSize());
+  EXPECT_EQ(parseError(B), "task %0: lane 5 out of range (0 lanes)");
+}
+
+} // namespace

@@ -1,0 +1,91 @@
+//===- CanonicalOrderTest.cpp - The order graphs are written in -----------===//
+
+#include "GraphBuilder.h"
+#include "daydream/IR/CanonicalOrder.h"
+
+#include "gtest/gtest.h"
+
+using namespace dd;
+using namespace dd::test;
+
+namespace {
+
+TEST(CanonicalOrderTest, SortedGraphIsIdentity) {
+  Graph G;
+  LaneId A = addLane(G, "a"), B = addLane(G, "b");
+  TaskId T0 = addTask(G, A, "x", 0, 1);
+  TaskId T1 = addTask(G, B, "y", 0, 1);
+  G.addEdge(T0, T1, EdgeKind::Launch);
+  auto C = computeCanonicalOrder(G);
+  ASSERT_TRUE(bool(C));
+  EXPECT_TRUE(C->IsIdentity);
+  EXPECT_EQ(C->Order, (std::vector<TaskId>{0, 1}));
+}
+
+TEST(CanonicalOrderTest, BackwardEdgeReorders) {
+  Graph G;
+  LaneId A = addLane(G, "a"), B = addLane(G, "b");
+  TaskId T0 = addTask(G, A, "x", 0, 1);
+  TaskId T1 = addTask(G, B, "y", 0, 1);
+  TaskId T2 = addTask(G, A, "z", 0, 1);
+  G.addEdge(T1, T0, EdgeKind::Data); // y must come before x
+  auto C = computeCanonicalOrder(G);
+  ASSERT_TRUE(bool(C));
+  EXPECT_FALSE(C->IsIdentity);
+  EXPECT_EQ(C->Order, (std::vector<TaskId>{T1, T0, T2}));
+  EXPECT_EQ(C->NewId[T1], 0u);
+  // Edges are renumbered and sorted.
+  std::vector<Edge> E = canonicalEdges(G, *C);
+  ASSERT_EQ(E.size(), 1u);
+  EXPECT_EQ(E[0].Src, 0u);
+  EXPECT_EQ(E[0].Dst, 1u);
+}
+
+TEST(CanonicalOrderTest, InsertedTaskTakesItsLanePosition) {
+  Graph G;
+  LaneId A = addLane(G, "a");
+  TaskId T0 = addTask(G, A, "x", 0, 1);
+  TaskId T1 = addTask(G, A, "y", 0, 1);
+  Task N;
+  N.Name = G.intern("n");
+  TaskId Mid = G.insertTaskAfter(T0, N);
+  auto C = computeCanonicalOrder(G);
+  ASSERT_TRUE(bool(C));
+  EXPECT_EQ(C->Order, (std::vector<TaskId>{T0, Mid, T1}));
+}
+
+TEST(CanonicalOrderTest, DeadTasksAndDuplicateEdgesDrop) {
+  Graph G;
+  LaneId A = addLane(G, "a"), B = addLane(G, "b");
+  TaskId T0 = addTask(G, A, "x", 0, 1);
+  TaskId T1 = addTask(G, B, "y", 0, 1);
+  TaskId T2 = addTask(G, B, "z", 0, 1);
+  G.addEdge(T0, T2, EdgeKind::Launch);
+  G.addEdge(T0, T2, EdgeKind::Launch);
+  G.addEdge(T0, T1, EdgeKind::Launch);
+  G.removeTask(T1);
+  auto C = computeCanonicalOrder(G);
+  ASSERT_TRUE(bool(C));
+  EXPECT_EQ(C->Order, (std::vector<TaskId>{T0, T2}));
+  EXPECT_EQ(C->NewId[T1], NoId);
+  std::vector<Edge> E = canonicalEdges(G, *C);
+  ASSERT_EQ(E.size(), 1u);
+  EXPECT_EQ(E[0].Dst, 1u);
+}
+
+TEST(CanonicalOrderTest, CycleThroughLaneOrderIsNamed) {
+  Graph G;
+  LaneId A = addLane(G, "a"), B = addLane(G, "b");
+  TaskId T0 = addTask(G, A, "first", 0, 1);
+  TaskId T1 = addTask(G, A, "second", 0, 1);
+  TaskId U = addTask(G, B, "other", 0, 1);
+  G.addEdge(T1, U, EdgeKind::Data);
+  G.addEdge(U, T0, EdgeKind::Data); // first -> second -> other -> first
+  auto C = computeCanonicalOrder(G);
+  ASSERT_FALSE(bool(C));
+  EXPECT_EQ(llvm::toString(C.takeError()),
+            "dependency cycle: %0 'first' -> %1 'second' -> %2 'other' -> "
+            "%0 'first'");
+}
+
+} // namespace

@@ -1,0 +1,112 @@
+//===- GraphTest.cpp - In-memory graph: lanes, insertion, removal ---------===//
+
+#include "GraphBuilder.h"
+
+#include "gtest/gtest.h"
+
+using namespace dd;
+using namespace dd::test;
+
+namespace {
+
+std::vector<TaskId> laneOrder(const Graph &G, LaneId L) {
+  std::vector<TaskId> Out;
+  for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T))
+    Out.push_back(T);
+  return Out;
+}
+
+TEST(GraphTest, AddAppendsToLane) {
+  Graph G;
+  LaneId A = addLane(G, "a"), B = addLane(G, "b");
+  TaskId T0 = addTask(G, A, "x", 0, 1);
+  TaskId T1 = addTask(G, B, "y", 0, 1);
+  TaskId T2 = addTask(G, A, "z", 0, 1);
+  EXPECT_EQ(laneOrder(G, A), (std::vector<TaskId>{T0, T2}));
+  EXPECT_EQ(laneOrder(G, B), (std::vector<TaskId>{T1}));
+  EXPECT_EQ(G.laneTail(A), T2);
+  EXPECT_EQ(G.numTasks(), 3u);
+}
+
+TEST(GraphTest, InsertBeforeAndAfter) {
+  Graph G;
+  LaneId A = addLane(G, "a");
+  TaskId T0 = addTask(G, A, "x", 0, 1);
+  TaskId T1 = addTask(G, A, "y", 0, 1);
+  Task N;
+  N.Name = G.intern("n");
+  TaskId Mid = G.insertTaskAfter(T0, N);
+  TaskId First = G.insertTaskBefore(T0, N);
+  TaskId Last = G.insertTaskAfter(T1, N);
+  EXPECT_EQ(laneOrder(G, A), (std::vector<TaskId>{First, T0, Mid, T1, Last}));
+  EXPECT_EQ(G.laneHead(A), First);
+  EXPECT_EQ(G.laneTail(A), Last);
+  EXPECT_EQ(G.task(Mid).Lane, A);
+}
+
+TEST(GraphTest, RemoveUnlinksAndKillsEdges) {
+  Graph G;
+  LaneId A = addLane(G, "a");
+  TaskId T0 = addTask(G, A, "x", 0, 1);
+  TaskId T1 = addTask(G, A, "y", 0, 1);
+  TaskId T2 = addTask(G, A, "z", 0, 1);
+  G.addEdge(T0, T1, EdgeKind::Data);
+  G.addEdge(T0, T2, EdgeKind::Data);
+  G.removeTask(T1);
+  G.removeTask(T1); // idempotent
+  EXPECT_EQ(laneOrder(G, A), (std::vector<TaskId>{T0, T2}));
+  EXPECT_FALSE(G.isLive(T1));
+  EXPECT_EQ(G.numTasks(), 2u);
+  EXPECT_EQ(G.numTaskSlots(), 3u);
+  EXPECT_EQ(G.countLiveEdges(), 1u);
+  G.removeTask(T0);
+  G.removeTask(T2);
+  EXPECT_EQ(G.laneHead(A), NoId);
+  EXPECT_EQ(G.laneTail(A), NoId);
+}
+
+TEST(GraphTest, MoveTaskToAnotherLane) {
+  Graph G;
+  LaneId A = addLane(G, "a"), B = addLane(G, "b");
+  TaskId T0 = addTask(G, A, "x", 0, 1);
+  TaskId T1 = addTask(G, A, "y", 0, 1);
+  TaskId U0 = addTask(G, B, "u", 0, 1);
+  G.moveTask(T0, B, U0);
+  EXPECT_EQ(laneOrder(G, A), (std::vector<TaskId>{T1}));
+  EXPECT_EQ(laneOrder(G, B), (std::vector<TaskId>{U0, T0}));
+  G.moveTask(T1, B);
+  EXPECT_EQ(laneOrder(G, B), (std::vector<TaskId>{U0, T0, T1}));
+  EXPECT_EQ(G.laneHead(A), NoId);
+}
+
+TEST(GraphTest, InternDeduplicatesAfterBulkLoad) {
+  Graph G;
+  llvm::StringRef Backing = "abcabc";
+  StrId A = G.strings().appendUnowned(Backing.substr(0, 3));
+  StrId B = G.strings().appendUnowned(Backing.substr(3, 3));
+  EXPECT_NE(A, B);
+  EXPECT_EQ(G.intern("abc"), A); // first id of a duplicated entry wins
+  StrId C = G.intern("new");
+  EXPECT_EQ(G.intern("new"), C);
+  EXPECT_EQ(G.str(C), "new");
+}
+
+TEST(GraphTest, AttrsAndNotes) {
+  Graph G;
+  LaneId A = addLane(G, "a");
+  TaskId T = addTask(G, A, "k", 0, 1, TaskKind::Kernel);
+  EXPECT_EQ(G.attrs(T), nullptr);
+  TaskAttrs At;
+  At.Bytes = 64;
+  G.setAttrs(T, At);
+  At.Bytes = 128;
+  G.setAttrs(T, At); // replaces, does not add
+  ASSERT_NE(G.attrs(T), nullptr);
+  EXPECT_EQ(G.attrs(T)->Bytes, 128u);
+  EXPECT_EQ(G.attrSlots().size(), 1u);
+  G.addNote(T, "k", "v");
+  ASSERT_EQ(G.notes().size(), 1u);
+  EXPECT_EQ(G.str(G.notes()[0].Value), "v");
+}
+
+} // namespace

@@ -1,0 +1,75 @@
+//===- TaskSelectorTest.cpp - Selecting tasks by their properties ---------===//
+
+#include "../IR/GraphBuilder.h"
+#include "daydream/Pass/PassOptions.h"
+#include "daydream/Transforms/TaskSelector.h"
+
+#include "gtest/gtest.h"
+
+using namespace dd;
+using namespace dd::test;
+
+namespace {
+
+struct TaskSelectorTest : ::testing::Test {
+  Graph G;
+  LaneId Cpu = addLane(G, "main thread");
+  LaneId Gpu = addLane(G, "stream 7", LaneKind::GpuStream);
+  TaskId Launch = addTask(G, Cpu, "cudaLaunchKernel", 0, 1, TaskKind::Runtime);
+  TaskId Gemm = addTask(G, Gpu, "volta_sgemm_128x64", 0, 1, TaskKind::Kernel);
+  TaskId Relu = addTask(G, Gpu, "relu_kernel", 0, 1, TaskKind::Kernel);
+  TaskId Copy = addTask(G, Gpu, "Memcpy HtoD", 0, 1, TaskKind::Memcpy);
+
+  std::vector<TaskId> select(llvm::StringRef Options) {
+    TaskSelector S;
+    PassOptionParser P("test");
+    S.declareOptions(P);
+    llvm::Error E = P.parse(Options);
+    EXPECT_FALSE(bool(E)) << llvm::toString(std::move(E));
+    return S.select(G);
+  }
+};
+
+TEST_F(TaskSelectorTest, EmptySelectsAll) {
+  EXPECT_EQ(select(""), (std::vector<TaskId>{Launch, Gemm, Relu, Copy}));
+}
+
+TEST_F(TaskSelectorTest, ByKinds) {
+  EXPECT_EQ(select("kind=kernel,memcpy"),
+            (std::vector<TaskId>{Gemm, Relu, Copy}));
+}
+
+TEST_F(TaskSelectorTest, ByNameRegex) {
+  EXPECT_EQ(select("name=sgemm|relu"), (std::vector<TaskId>{Gemm, Relu}));
+  EXPECT_EQ(select("name=^relu"), (std::vector<TaskId>{Relu}));
+}
+
+TEST_F(TaskSelectorTest, ByLaneAndPhase) {
+  G.task(Relu).Phase = Phase::Backward;
+  EXPECT_EQ(select("lane=main"), (std::vector<TaskId>{Launch}));
+  EXPECT_EQ(select("phase=backward"), (std::vector<TaskId>{Relu}));
+  EXPECT_EQ(select("phase=forward,backward lane=stream"),
+            (std::vector<TaskId>{Relu}));
+}
+
+TEST_F(TaskSelectorTest, ByLayerSkipsTasksWithoutOne) {
+  G.task(Gemm).Layer = G.addLayer(Layer{G.intern("encoder.fc1"), NoId});
+  EXPECT_EQ(select("layer=fc1"), (std::vector<TaskId>{Gemm}));
+}
+
+TEST_F(TaskSelectorTest, SkipsRemovedTasks) {
+  G.removeTask(Gemm);
+  EXPECT_EQ(select("kind=kernel"), (std::vector<TaskId>{Relu}));
+}
+
+TEST_F(TaskSelectorTest, RejectsBadKindAndRegex) {
+  TaskSelector S;
+  PassOptionParser P("test");
+  S.declareOptions(P);
+  EXPECT_EQ(llvm::toString(P.parse("kind=kernal")),
+            "pass 'test': option 'kind': unknown task kind 'kernal'");
+  S.NameRegex = "(";
+  EXPECT_EQ(llvm::toString(S.validate()).rfind("invalid regex '('", 0), 0u);
+}
+
+} // namespace

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what Daydream needs to build and test on Debian 12, from Debian's
+# own packages only. Used by the README's commands and by .ci/run.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build python3
+  clang-14 llvm-14-dev llvm-14-tools   # compiler (libFuzzer), LLVM Support, lit/FileCheck
+  libflatbuffers-dev flatbuffers-compiler
+  libgtest-dev
+  zlib1g-dev libxml2-dev libedit-dev libncurses-dev libffi-dev  # wanted by LLVMConfig.cmake
+  bsdutils                             # `script`, for the terminal test
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
