@@ -74,7 +74,7 @@ private:
   const char *End;
   const char *LineStart;
   unsigned Line = 1;
-  /// Storage for decoded strings with escapes and for error messages.
+  /// The decoded contents of the last string that had escapes.
   std::string Scratch;
   std::string ErrorMessage;
 };
