@@ -12,10 +12,12 @@
 namespace dd::test {
 
 inline LaneId addLane(Graph &G, llvm::StringRef Name,
-                      LaneKind K = LaneKind::CpuThread) {
+                      LaneKind K = LaneKind::CpuThread,
+                      LaneOrder Order = LaneOrder::InOrder) {
   Lane L;
   L.Name = G.intern(Name);
   L.Kind = K;
+  L.Order = Order;
   return G.addLane(L);
 }
 

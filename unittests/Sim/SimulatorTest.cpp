@@ -1,14 +1,14 @@
 //===- SimulatorTest.cpp - Exact timings from the simulator ---------------===//
 //
 // Small graphs built in code whose start and end times are worked out by hand
-// in the comments, one replay rule per test, plus a differential test that
-// holds the linear engine, the event-driven engine and a naive fixed-point
-// evaluation of the same formulas to identical results on random DAGs.
+// in the comments, one replay rule per test.
+// SimulatorRandomTest.cpp holds the engines to each other on random DAGs.
 //
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Sim/Simulator.h"
-#include "daydream/IR/Graph.h"
+#include "../IR/GraphBuilder.h"
+#include "SimTestUtil.h"
 #include "daydream/Sim/SchedulingPolicy.h"
 
 #include "llvm/Support/Error.h"
@@ -20,50 +20,10 @@
 #include <tuple>
 
 using namespace dd;
+using namespace dd::test;
 
 namespace {
 
-LaneId addLane(Graph &G, llvm::StringRef Name, LaneKind Kind,
-               LaneOrder Order = LaneOrder::InOrder) {
-  Lane L;
-  L.Name = G.intern(Name);
-  L.Kind = Kind;
-  L.Order = Order;
-  return G.addLane(L);
-}
-
-TaskId addTask(Graph &G, LaneId L, llvm::StringRef Name, int64_t RecordedNs,
-               int64_t DurationNs, int64_t GapNs = 0) {
-  Task T;
-  T.Name = G.intern(Name);
-  T.Lane = L;
-  T.StartNs = RecordedNs;
-  T.DurationNs = DurationNs;
-  T.GapNs = GapNs;
-  return G.addTask(T);
-}
-
-SimResult sim(const Graph &G, const SimOptions &Opts = {}) {
-  llvm::Expected<SimResult> R = simulate(G, Opts);
-  if (!R) {
-    ADD_FAILURE() << llvm::toString(R.takeError());
-    return SimResult();
-  }
-  return std::move(*R);
-}
-
-std::string simError(const Graph &G, const SimOptions &Opts = {}) {
-  llvm::Expected<SimResult> R = simulate(G, Opts);
-  if (R)
-    return "(no error)";
-  return llvm::toString(R.takeError());
-}
-
-#define EXPECT_TIMES(R, T, S, E)                                               \
-  do {                                                                         \
-    EXPECT_EQ((R).Start[T], S) << "start of task " << (T);                     \
-    EXPECT_EQ((R).End[T], E) << "end of task " << (T);                         \
-  } while (false)
 
 // A CPU thread launches two kernels and then blocks in a synchronize call
 // until both are done; the block counts as CPU busy time.
@@ -102,11 +62,11 @@ TEST(SimulatorTest, GapsFollowTheLanePredecessor) {
   Graph G;
   LaneId Cpu = addLane(G, "cpu", LaneKind::CpuThread);
   LaneId Other = addLane(G, "cpu2", LaneKind::CpuThread);
-  TaskId A = addTask(G, Cpu, "a", 100, 10, 5);
-  TaskId B = addTask(G, Cpu, "b", 118, 4, 3);
-  TaskId C = addTask(G, Cpu, "c", 124, 1, 2);
+  TaskId A = addTask(G, Cpu, "a", 100, 10, TaskKind::CpuOp, 5);
+  TaskId B = addTask(G, Cpu, "b", 118, 4, TaskKind::CpuOp, 3);
+  TaskId C = addTask(G, Cpu, "c", 124, 1, TaskKind::CpuOp, 2);
   TaskId X = addTask(G, Other, "x", 101, 40);
-  TaskId D = addTask(G, Cpu, "d", 200, 1, 2);
+  TaskId D = addTask(G, Cpu, "d", 200, 1, TaskKind::CpuOp, 2);
   G.addEdge(X, D, EdgeKind::Data);
 
   SimResult R = sim(G);
@@ -152,7 +112,7 @@ TEST(SimulatorTest, RemovedTaskIsIgnored) {
   LaneId Gpu = addLane(G, "gpu", LaneKind::GpuStream);
   TaskId A = addTask(G, Cpu, "a", 0, 10);
   TaskId B = addTask(G, Cpu, "b", 10, 100);
-  TaskId C = addTask(G, Cpu, "c", 110, 5, 1);
+  TaskId C = addTask(G, Cpu, "c", 110, 5, TaskKind::CpuOp, 1);
   TaskId K = addTask(G, Gpu, "k", 0, 3);
   G.addEdge(B, K, EdgeKind::Launch);
   G.addEdge(B, C, EdgeKind::ProgramOrder);
@@ -222,7 +182,7 @@ TEST(SimulatorTest, IterationEdgeCases) {
   LaneId Cpu = addLane(G, "cpu", LaneKind::CpuThread);
   LaneId Gpu = addLane(G, "gpu", LaneKind::GpuStream);
   TaskId Setup = addTask(G, Cpu, "setup", 0, 10);
-  TaskId K = addTask(G, Gpu, "k", 60, 7, 20);
+  TaskId K = addTask(G, Gpu, "k", 60, 7, TaskKind::CpuOp, 20);
   G.addEdge(Setup, K, EdgeKind::Launch);
   G.iterationsMut() = {{50, -1, G.intern("gpu-only")}};
 
@@ -246,7 +206,7 @@ protected:
     TaskId L2 = addTask(G, Cpu, "l2", 2, 2);
     TaskId L3 = addTask(G, Cpu, "l3", 4, 2);
     // List order on the lane is deliberately not the run order.
-    C = addTask(G, Gpu, "c", 7, 1, 1);
+    C = addTask(G, Gpu, "c", 7, 1, TaskKind::CpuOp, 1);
     B = addTask(G, Gpu, "b", 5, 5);
     A = addTask(G, Gpu, "a", 3, 10);
     G.addEdge(L1, A, EdgeKind::Launch);
@@ -414,192 +374,6 @@ TEST(SimulatorTest, PolicyRegistry) {
   EXPECT_EQ(llvm::toString(Bad.takeError()),
             "unknown scheduling policy 'fifo'; valid policies are: "
             "recorded-order, shortest-first");
-}
-
-//===----------------------------------------------------------------------===//
-// Random DAGs
-//===----------------------------------------------------------------------===//
-
-/// A random graph whose edges and lane lists all follow one random
-/// topological order that is unrelated to task ids; a few tasks are removed.
-struct RandomDag {
-  Graph G;
-  std::vector<TaskId> Topo; // Live tasks only.
-};
-
-RandomDag makeRandomDag(uint32_t Seed, bool PriorityLanes) {
-  std::mt19937 Rng(Seed);
-  auto Pick = [&](uint32_t N) { return static_cast<uint32_t>(Rng() % N); };
-  RandomDag D;
-  Graph &G = D.G;
-  const unsigned NumLanes = 2 + Pick(5);
-  for (unsigned L = 0; L != NumLanes; ++L) {
-    LaneOrder Order =
-        PriorityLanes && L % 2 ? LaneOrder::ByPriority : LaneOrder::InOrder;
-    addLane(G, "lane" + std::to_string(L), static_cast<LaneKind>(Pick(3)),
-            Order);
-  }
-  const unsigned N = 200 + Pick(200);
-  for (unsigned I = 0; I != N; ++I)
-    addTask(G, Pick(NumLanes), "t" + std::to_string(I), 1000 + Pick(20000),
-            Pick(4) ? Pick(50) : 0, Pick(3) ? 0 : Pick(6));
-
-  std::vector<TaskId> Perm(N);
-  for (unsigned I = 0; I != N; ++I)
-    Perm[I] = I;
-  std::shuffle(Perm.begin(), Perm.end(), Rng);
-  std::vector<unsigned> Pos(N);
-  for (unsigned I = 0; I != N; ++I) {
-    Pos[Perm[I]] = I;
-    G.moveTask(Perm[I], G.task(Perm[I]).Lane); // Lane lists follow Perm.
-  }
-  for (unsigned I = 0, M = 2 * N; I != M; ++I) {
-    TaskId A = Pick(N), B = Pick(N);
-    if (A == B)
-      continue;
-    if (Pos[A] > Pos[B])
-      std::swap(A, B);
-    auto Kind = static_cast<EdgeKind>(Pick(NumEdgeKinds));
-    // A Sync wait on a ByPriority lane may hold the lane from the very task
-    // it waits for (see HeldPriorityLaneIsAnError).
-    if (Kind == EdgeKind::Sync &&
-        G.lane(G.task(B).Lane).Order == LaneOrder::ByPriority)
-      Kind = EdgeKind::Data;
-    G.addEdge(A, B, Kind);
-  }
-  for (unsigned I = 0; I != N / 20; ++I)
-    G.removeTask(Pick(N));
-  for (TaskId T : Perm)
-    if (G.isLive(T))
-      D.Topo.push_back(T);
-  G.iterationsMut() = {{5000, -1, G.intern("b")},
-                       {1000, 7, G.intern("a")},
-                       {15000, -1, G.intern("c")}};
-  return D;
-}
-
-/// The formulas of Simulator.h for InOrder lanes, evaluated the naive way:
-/// start from times too early and re-apply every rule until nothing moves.
-/// On a DAG the least fixed point is the replay.
-void fixedPoint(const Graph &G, int64_t T0, std::vector<int64_t> &Start,
-                std::vector<int64_t> &End) {
-  const size_t N = G.numTaskSlots();
-  const int64_t Early = T0 - (int64_t(1) << 40);
-  Start.assign(N, -1);
-  End.assign(N, Early);
-  for (bool Changed = true; Changed;) {
-    std::vector<int64_t> S(N), E(N);
-    for (TaskId T = 0; T != N; ++T) {
-      TaskId P = G.prevOnLane(T);
-      S[T] = (P == NoId ? T0 : End[P]) + G.task(T).GapNs;
-    }
-    for (const Edge &Ed : G.edgeSlots())
-      if (G.isLive(Ed) && Ed.Kind != EdgeKind::Sync)
-        S[Ed.Dst] = std::max(S[Ed.Dst], End[Ed.Src]);
-    for (TaskId T = 0; T != N; ++T)
-      E[T] = S[T] + G.task(T).DurationNs;
-    for (const Edge &Ed : G.edgeSlots())
-      if (G.isLive(Ed) && Ed.Kind == EdgeKind::Sync)
-        E[Ed.Dst] = std::max(E[Ed.Dst], End[Ed.Src]);
-    Changed = false;
-    for (TaskId T = 0; T != N; ++T) {
-      if (!G.isLive(T))
-        continue;
-      Changed |= E[T] != End[T];
-      Start[T] = S[T];
-      End[T] = E[T];
-    }
-  }
-  for (TaskId T = 0; T != N; ++T)
-    if (!G.isLive(T))
-      End[T] = -1;
-}
-
-void expectSameResults(const SimResult &A, const SimResult &B) {
-  EXPECT_EQ(A.OriginNs, B.OriginNs);
-  EXPECT_EQ(A.MakespanNs, B.MakespanNs);
-  EXPECT_EQ(A.Start, B.Start);
-  EXPECT_EQ(A.End, B.End);
-  ASSERT_EQ(A.Lanes.size(), B.Lanes.size());
-  for (size_t L = 0; L != A.Lanes.size(); ++L) {
-    EXPECT_EQ(A.Lanes[L].BusyNs, B.Lanes[L].BusyNs);
-    EXPECT_EQ(A.Lanes[L].NumTasks, B.Lanes[L].NumTasks);
-  }
-  ASSERT_EQ(A.Iterations.size(), B.Iterations.size());
-  for (size_t I = 0; I != A.Iterations.size(); ++I) {
-    EXPECT_EQ(A.Iterations[I].PredictedNs, B.Iterations[I].PredictedNs);
-    EXPECT_EQ(A.Iterations[I].PredictedStartNs,
-              B.Iterations[I].PredictedStartNs);
-  }
-}
-
-// Linear engine (own order and caller's order), event-driven engine and the
-// naive fixed point agree exactly on all-InOrder graphs.
-TEST(SimulatorTest, EnginesAgreeOnRandomDags) {
-  for (uint32_t Seed = 1; Seed <= 20; ++Seed) {
-    SCOPED_TRACE("seed " + std::to_string(Seed));
-    RandomDag D = makeRandomDag(Seed, /*PriorityLanes=*/false);
-    SimResult Linear = sim(D.G);
-
-    SimOptions WithOrder;
-    WithOrder.Order = &D.Topo;
-    expectSameResults(Linear, sim(D.G, WithOrder));
-
-    SimOptions Events;
-    Events.ForceEventDriven = true;
-    expectSameResults(Linear, sim(D.G, Events));
-
-    std::vector<int64_t> Start, End;
-    fixedPoint(D.G, Linear.OriginNs, Start, End);
-    EXPECT_EQ(Linear.Start, Start);
-    EXPECT_EQ(Linear.End, End);
-    EXPECT_GT(Linear.MakespanNs, 0);
-  }
-}
-
-// With ByPriority lanes there is no second engine to compare with, so check
-// what any valid schedule satisfies: every rule's lower bound holds and a
-// ByPriority lane runs one task at a time, separated by the gaps.
-TEST(SimulatorTest, PriorityScheduleIsValidOnRandomDags) {
-  std::unique_ptr<SchedulingPolicy> Shortest = createShortestFirstPolicy();
-  for (uint32_t Seed = 1; Seed <= 20; ++Seed) {
-    SCOPED_TRACE("seed " + std::to_string(Seed));
-    RandomDag D = makeRandomDag(Seed, /*PriorityLanes=*/true);
-    const Graph &G = D.G;
-    SimOptions Opts;
-    Opts.Policy = Seed % 2 ? Shortest.get() : nullptr;
-    SimResult R = sim(G, Opts);
-    if (R.Start.empty())
-      continue;
-
-    for (const Edge &E : G.edgeSlots()) {
-      if (!G.isLive(E))
-        continue;
-      if (E.Kind == EdgeKind::Sync)
-        EXPECT_GE(R.End[E.Dst], R.End[E.Src]);
-      else
-        EXPECT_GE(R.Start[E.Dst], R.End[E.Src]);
-    }
-    for (LaneId L = 0; L != G.numLanes(); ++L) {
-      std::vector<TaskId> OnLane;
-      for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
-        EXPECT_GE(R.End[T], R.Start[T] + G.task(T).DurationNs);
-        OnLane.push_back(T);
-      }
-      // Run order. Ties in start are zero-length tasks ending where the next
-      // begins, and only the first of those can have a positive gap.
-      auto Key = [&](TaskId T) {
-        return std::make_tuple(R.Start[T], R.End[T], -G.task(T).GapNs);
-      };
-      std::sort(OnLane.begin(), OnLane.end(),
-                [&](TaskId A, TaskId B) { return Key(A) < Key(B); });
-      for (size_t I = 0; I != OnLane.size(); ++I) {
-        TaskId T = OnLane[I];
-        int64_t Free = I ? R.End[OnLane[I - 1]] : R.OriginNs;
-        EXPECT_GE(R.Start[T], Free + G.task(T).GapNs);
-      }
-    }
-  }
 }
 
 } // namespace

@@ -1,0 +1,211 @@
+//===- SimulatorRandomTest.cpp - The engines agree on random DAGs ---------===//
+//
+// A differential test: the linear engine (with its own order and with the
+// caller's), the event-driven engine and a naive fixed-point evaluation of the
+// formulas in Simulator.h give identical results on random all-InOrder DAGs;
+// with ByPriority lanes every schedule must satisfy the model's bounds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../IR/GraphBuilder.h"
+#include "SimTestUtil.h"
+#include "daydream/Sim/SchedulingPolicy.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <random>
+#include <tuple>
+
+using namespace dd;
+using namespace dd::test;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Random DAGs
+//===----------------------------------------------------------------------===//
+
+/// A random graph whose edges and lane lists all follow one random
+/// topological order that is unrelated to task ids; a few tasks are removed.
+struct RandomDag {
+  Graph G;
+  std::vector<TaskId> Topo; // Live tasks only.
+};
+
+RandomDag makeRandomDag(uint32_t Seed, bool PriorityLanes) {
+  std::mt19937 Rng(Seed);
+  auto Pick = [&](uint32_t N) { return static_cast<uint32_t>(Rng() % N); };
+  RandomDag D;
+  Graph &G = D.G;
+  const unsigned NumLanes = 2 + Pick(5);
+  for (unsigned L = 0; L != NumLanes; ++L) {
+    LaneOrder Order =
+        PriorityLanes && L % 2 ? LaneOrder::ByPriority : LaneOrder::InOrder;
+    addLane(G, "lane" + std::to_string(L), static_cast<LaneKind>(Pick(3)),
+            Order);
+  }
+  const unsigned N = 200 + Pick(200);
+  for (unsigned I = 0; I != N; ++I)
+    addTask(G, Pick(NumLanes), "t" + std::to_string(I), 1000 + Pick(20000),
+            Pick(4) ? Pick(50) : 0, TaskKind::CpuOp, Pick(3) ? 0 : Pick(6));
+
+  std::vector<TaskId> Perm(N);
+  for (unsigned I = 0; I != N; ++I)
+    Perm[I] = I;
+  std::shuffle(Perm.begin(), Perm.end(), Rng);
+  std::vector<unsigned> Pos(N);
+  for (unsigned I = 0; I != N; ++I) {
+    Pos[Perm[I]] = I;
+    G.moveTask(Perm[I], G.task(Perm[I]).Lane); // Lane lists follow Perm.
+  }
+  for (unsigned I = 0, M = 2 * N; I != M; ++I) {
+    TaskId A = Pick(N), B = Pick(N);
+    if (A == B)
+      continue;
+    if (Pos[A] > Pos[B])
+      std::swap(A, B);
+    auto Kind = static_cast<EdgeKind>(Pick(NumEdgeKinds));
+    // A Sync wait on a ByPriority lane may hold the lane from the very task
+    // it waits for (see HeldPriorityLaneIsAnError).
+    if (Kind == EdgeKind::Sync &&
+        G.lane(G.task(B).Lane).Order == LaneOrder::ByPriority)
+      Kind = EdgeKind::Data;
+    G.addEdge(A, B, Kind);
+  }
+  for (unsigned I = 0; I != N / 20; ++I)
+    G.removeTask(Pick(N));
+  for (TaskId T : Perm)
+    if (G.isLive(T))
+      D.Topo.push_back(T);
+  G.iterationsMut() = {{5000, -1, G.intern("b")},
+                       {1000, 7, G.intern("a")},
+                       {15000, -1, G.intern("c")}};
+  return D;
+}
+
+/// The formulas of Simulator.h for InOrder lanes, evaluated the naive way:
+/// start from times too early and re-apply every rule until nothing moves.
+/// On a DAG the least fixed point is the replay.
+void fixedPoint(const Graph &G, int64_t T0, std::vector<int64_t> &Start,
+                std::vector<int64_t> &End) {
+  const size_t N = G.numTaskSlots();
+  const int64_t Early = T0 - (int64_t(1) << 40);
+  Start.assign(N, -1);
+  End.assign(N, Early);
+  for (bool Changed = true; Changed;) {
+    std::vector<int64_t> S(N), E(N);
+    for (TaskId T = 0; T != N; ++T) {
+      TaskId P = G.prevOnLane(T);
+      S[T] = (P == NoId ? T0 : End[P]) + G.task(T).GapNs;
+    }
+    for (const Edge &Ed : G.edgeSlots())
+      if (G.isLive(Ed) && Ed.Kind != EdgeKind::Sync)
+        S[Ed.Dst] = std::max(S[Ed.Dst], End[Ed.Src]);
+    for (TaskId T = 0; T != N; ++T)
+      E[T] = S[T] + G.task(T).DurationNs;
+    for (const Edge &Ed : G.edgeSlots())
+      if (G.isLive(Ed) && Ed.Kind == EdgeKind::Sync)
+        E[Ed.Dst] = std::max(E[Ed.Dst], End[Ed.Src]);
+    Changed = false;
+    for (TaskId T = 0; T != N; ++T) {
+      if (!G.isLive(T))
+        continue;
+      Changed |= E[T] != End[T];
+      Start[T] = S[T];
+      End[T] = E[T];
+    }
+  }
+  for (TaskId T = 0; T != N; ++T)
+    if (!G.isLive(T))
+      End[T] = -1;
+}
+
+void expectSameResults(const SimResult &A, const SimResult &B) {
+  EXPECT_EQ(A.OriginNs, B.OriginNs);
+  EXPECT_EQ(A.MakespanNs, B.MakespanNs);
+  EXPECT_EQ(A.Start, B.Start);
+  EXPECT_EQ(A.End, B.End);
+  ASSERT_EQ(A.Lanes.size(), B.Lanes.size());
+  for (size_t L = 0; L != A.Lanes.size(); ++L) {
+    EXPECT_EQ(A.Lanes[L].BusyNs, B.Lanes[L].BusyNs);
+    EXPECT_EQ(A.Lanes[L].NumTasks, B.Lanes[L].NumTasks);
+  }
+  ASSERT_EQ(A.Iterations.size(), B.Iterations.size());
+  for (size_t I = 0; I != A.Iterations.size(); ++I) {
+    EXPECT_EQ(A.Iterations[I].PredictedNs, B.Iterations[I].PredictedNs);
+    EXPECT_EQ(A.Iterations[I].PredictedStartNs,
+              B.Iterations[I].PredictedStartNs);
+  }
+}
+
+// Linear engine (own order and caller's order), event-driven engine and the
+// naive fixed point agree exactly on all-InOrder graphs.
+TEST(SimulatorTest, EnginesAgreeOnRandomDags) {
+  for (uint32_t Seed = 1; Seed <= 20; ++Seed) {
+    SCOPED_TRACE("seed " + std::to_string(Seed));
+    RandomDag D = makeRandomDag(Seed, /*PriorityLanes=*/false);
+    SimResult Linear = sim(D.G);
+
+    SimOptions WithOrder;
+    WithOrder.Order = &D.Topo;
+    expectSameResults(Linear, sim(D.G, WithOrder));
+
+    SimOptions Events;
+    Events.ForceEventDriven = true;
+    expectSameResults(Linear, sim(D.G, Events));
+
+    std::vector<int64_t> Start, End;
+    fixedPoint(D.G, Linear.OriginNs, Start, End);
+    EXPECT_EQ(Linear.Start, Start);
+    EXPECT_EQ(Linear.End, End);
+    EXPECT_GT(Linear.MakespanNs, 0);
+  }
+}
+
+// With ByPriority lanes there is no second engine to compare with, so check
+// what any valid schedule satisfies: every rule's lower bound holds and a
+// ByPriority lane runs one task at a time, separated by the gaps.
+TEST(SimulatorTest, PriorityScheduleIsValidOnRandomDags) {
+  std::unique_ptr<SchedulingPolicy> Shortest = createShortestFirstPolicy();
+  for (uint32_t Seed = 1; Seed <= 20; ++Seed) {
+    SCOPED_TRACE("seed " + std::to_string(Seed));
+    RandomDag D = makeRandomDag(Seed, /*PriorityLanes=*/true);
+    const Graph &G = D.G;
+    SimOptions Opts;
+    Opts.Policy = Seed % 2 ? Shortest.get() : nullptr;
+    SimResult R = sim(G, Opts);
+    if (R.Start.empty())
+      continue;
+
+    for (const Edge &E : G.edgeSlots()) {
+      if (!G.isLive(E))
+        continue;
+      if (E.Kind == EdgeKind::Sync)
+        EXPECT_GE(R.End[E.Dst], R.End[E.Src]);
+      else
+        EXPECT_GE(R.Start[E.Dst], R.End[E.Src]);
+    }
+    for (LaneId L = 0; L != G.numLanes(); ++L) {
+      std::vector<TaskId> OnLane;
+      for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
+        EXPECT_GE(R.End[T], R.Start[T] + G.task(T).DurationNs);
+        OnLane.push_back(T);
+      }
+      // Run order. Ties in start are zero-length tasks ending where the next
+      // begins, and only the first of those can have a positive gap.
+      auto Key = [&](TaskId T) {
+        return std::make_tuple(R.Start[T], R.End[T], -G.task(T).GapNs);
+      };
+      std::sort(OnLane.begin(), OnLane.end(),
+                [&](TaskId A, TaskId B) { return Key(A) < Key(B); });
+      for (size_t I = 0; I != OnLane.size(); ++I) {
+        TaskId T = OnLane[I];
+        int64_t Free = I ? R.End[OnLane[I - 1]] : R.OriginNs;
+        EXPECT_GE(R.Start[T], Free + G.task(T).GapNs);
+      }
+    }
+  }
+}
+
+} // namespace
