@@ -11,9 +11,8 @@
 
 void dd::registerBuiltinPasses(PassRegistry &R) {
 #define DD_PASS(NAME, FLAG, ENTRY, DESC)                                       \
-  if (llvm::Error E = R.registerPass(PassInfo{NAME, FLAG, DESC,                \
-                                              create##ENTRY##Pass,             \
-                                              print##ENTRY##PassOptions}))     \
+  if (llvm::Error E = R.registerPass(PassInfo{                                 \
+          NAME, FLAG, DESC, create##ENTRY##Pass, print##ENTRY##PassOptions}))  \
     llvm::report_fatal_error(std::move(E));
 #include "daydream/Passes/Passes.def"
 }

@@ -26,9 +26,9 @@ static_assert(unsigned(fb::Phase::MAX) + 1 == NumPhases, "");
 namespace {
 
 template <typename... Ts> llvm::Error fail(const char *Fmt, Ts &&...Vals) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 llvm::formatv(Fmt, std::forward<Ts>(Vals)...)
-                                     .str());
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      llvm::formatv(Fmt, std::forward<Ts>(Vals)...).str());
 }
 
 std::string toStd(const flatbuffers::String *S) {
@@ -55,7 +55,8 @@ void readMetadata(const fb::Metadata *M, Metadata &Out) {
     }
   if (auto *Ranks = M->ranks())
     for (const fb::Rank *R : *Ranks)
-      Out.Ranks.push_back(RankInfo{R->rank(), R->world_size(), toStd(R->host())});
+      Out.Ranks.push_back(
+          RankInfo{R->rank(), R->world_size(), toStd(R->host())});
 }
 
 template <typename T> size_t sizeOf(const flatbuffers::Vector<T> *V) {
@@ -65,8 +66,7 @@ template <typename T> size_t sizeOf(const flatbuffers::Vector<T> *V) {
 /// The FlatBuffers verifier checks a vector's length prefix but not that its
 /// 8-byte structs are 8-byte aligned; reading misaligned ones is undefined.
 /// (The builder does not align empty vectors, which is harmless.)
-template <typename T>
-bool isAligned(const flatbuffers::Vector<const T *> *V) {
+template <typename T> bool isAligned(const flatbuffers::Vector<const T *> *V) {
   return !V || V->size() == 0 ||
          reinterpret_cast<uintptr_t>(V->Data()) % alignof(T) == 0;
 }

@@ -19,7 +19,8 @@ namespace {
 /// Renumbers strings in order of first use.
 class StringRemap {
 public:
-  explicit StringRemap(const Graph &G) : G(G), NewId(G.strings().size(), NoId) {}
+  explicit StringRemap(const Graph &G)
+      : G(G), NewId(G.strings().size(), NoId) {}
 
   StrId operator()(StrId Old) {
     if (Old == NoId || Old >= NewId.size())
@@ -31,7 +32,8 @@ public:
     return NewId[Old];
   }
 
-  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
+  flatbuffers::Offset<
+      flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
   build(flatbuffers::FlatBufferBuilder &B) const {
     std::vector<flatbuffers::Offset<flatbuffers::String>> Offs;
     Offs.reserve(Used.size());
@@ -48,8 +50,8 @@ private:
   std::vector<StrId> Used;
 };
 
-flatbuffers::Offset<fb::Metadata> buildMetadata(flatbuffers::FlatBufferBuilder &B,
-                                                const Metadata &M) {
+flatbuffers::Offset<fb::Metadata>
+buildMetadata(flatbuffers::FlatBufferBuilder &B, const Metadata &M) {
   std::vector<flatbuffers::Offset<fb::Device>> Devs;
   for (const Device &D : M.Devices)
     Devs.push_back(fb::CreateDevice(B, D.Index, B.CreateString(D.Name),
@@ -126,8 +128,7 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
     Kind[I] = static_cast<uint8_t>(Edges[I].Kind);
   }
 
-  flatbuffers::FlatBufferBuilder B(1024 + Tasks.size() * 64 +
-                                   Edges.size() * 9);
+  flatbuffers::FlatBufferBuilder B(1024 + Tasks.size() * 64 + Edges.size() * 9);
   auto Meta = buildMetadata(B, G.metadata());
   auto Strings = Str.build(B);
   auto Root = fb::CreateGraph(

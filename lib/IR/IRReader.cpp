@@ -26,8 +26,8 @@ Expected<Graph> dd::readGraph(std::unique_ptr<llvm::MemoryBuffer> Buf) {
   llvm::StringRef Name = Buf->getBufferIdentifier();
   llvm::StringRef Bytes = Buf->getBuffer();
   if (Bytes.empty())
-    return withName(Name, llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                                  "file is empty"));
+    return withName(Name, llvm::createStringError(
+                              llvm::inconvertibleErrorCode(), "file is empty"));
   Expected<Graph> G = looksLikeBinaryIR(Bytes) ? parseBinaryGraph(Bytes)
                                                : parseTextGraph(Bytes);
   if (!G)
@@ -40,11 +40,12 @@ Expected<Graph> dd::readGraph(std::unique_ptr<llvm::MemoryBuffer> Buf) {
 
 Expected<Graph> dd::readGraphFile(llvm::StringRef Path) {
   // Large files are memory-mapped; the buffer need not be NUL-terminated.
-  auto BufOr = llvm::MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false,
-                                                  /*RequiresNullTerminator=*/false);
+  auto BufOr =
+      llvm::MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
   if (std::error_code EC = BufOr.getError())
-    return llvm::createStringError(EC, "%s: %s",
-                                   (Path == "-" ? "<stdin>" : Path.str()).c_str(),
-                                   EC.message().c_str());
+    return llvm::createStringError(
+        EC, "%s: %s", (Path == "-" ? "<stdin>" : Path.str()).c_str(),
+        EC.message().c_str());
   return readGraph(std::move(*BufOr));
 }

@@ -16,13 +16,13 @@ namespace {
 constexpr const char *LaneKindNames[] = {"cpu-thread", "gpu-stream",
                                          "comm-channel"};
 constexpr const char *LaneOrderNames[] = {"in-order", "by-priority"};
-constexpr const char *TaskKindNames[] = {"cpu-op", "runtime", "kernel",
-                                         "memcpy", "memset",  "sync",
+constexpr const char *TaskKindNames[] = {"cpu-op",     "runtime", "kernel",
+                                         "memcpy",     "memset",  "sync",
                                          "collective", "marker"};
 constexpr const char *PhaseNames[] = {"other", "forward", "backward",
                                       "optimizer"};
-constexpr const char *EdgeKindNames[] = {"program", "stream", "launch", "sync",
-                                         "cross-stream", "data", "comm"};
+constexpr const char *EdgeKindNames[] = {
+    "program", "stream", "launch", "sync", "cross-stream", "data", "comm"};
 
 static_assert(sizeof(LaneKindNames) / sizeof(char *) == NumLaneKinds, "");
 static_assert(sizeof(LaneOrderNames) / sizeof(char *) == NumLaneOrders, "");
@@ -38,8 +38,7 @@ llvm::Optional<EnumT> lookup(const char *const (&Names)[N], StringRef S) {
   return llvm::None;
 }
 
-template <size_t N>
-StringRef spell(const char *const (&Names)[N], unsigned V) {
+template <size_t N> StringRef spell(const char *const (&Names)[N], unsigned V) {
   return V < N ? StringRef(Names[V]) : StringRef("<invalid>");
 }
 } // namespace

@@ -38,8 +38,8 @@ Error checkLanesAndLayers(const Graph &G) {
   for (LayerId L = 0; L != G.numLayers(); ++L) {
     const Layer &Ly = G.layer(L);
     if (Ly.Name >= NumStrings)
-      return fail("layer #{0}: name {1} out of range ({2} strings)", L,
-                  Ly.Name, NumStrings);
+      return fail("layer #{0}: name {1} out of range ({2} strings)", L, Ly.Name,
+                  NumStrings);
     // Parents come first, so the hierarchy cannot loop.
     if (Ly.Parent != NoId && Ly.Parent >= L)
       return fail("layer #{0}: parent #{1} is not an earlier layer", L,

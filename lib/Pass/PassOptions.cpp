@@ -22,8 +22,8 @@ static Error optionError(const llvm::Twine &Msg) {
 
 void PassOptionParser::add(StringRef Key, StringRef Desc, ParseFn Parse,
                            PrintFn Print) {
-  Options.push_back(Option{Key.str(), Desc.str(), std::move(Parse),
-                           std::move(Print)});
+  Options.push_back(
+      Option{Key.str(), Desc.str(), std::move(Parse), std::move(Print)});
 }
 
 void PassOptionParser::add(StringRef Key, double &V, StringRef Desc) {
@@ -124,11 +124,11 @@ Error PassOptionParser::parse(StringRef Text) {
     size_t Eq = Rest.find('=');
     size_t Space = Rest.find_first_of(" \t\n");
     if (Eq == StringRef::npos || Eq > Space)
-      return Fail("expected key=value, found '" +
-                  Rest.substr(0, Space) + "'");
+      return Fail("expected key=value, found '" + Rest.substr(0, Space) + "'");
     StringRef Key = Rest.substr(0, Eq);
     Rest = Rest.substr(Eq + 1);
-    auto It = llvm::find_if(Options, [&](const Option &O) { return O.Key == Key; });
+    auto It =
+        llvm::find_if(Options, [&](const Option &O) { return O.Key == Key; });
     if (It == Options.end()) {
       std::string Valid;
       for (const Option &O : Options)

@@ -19,8 +19,7 @@ static Error registryError(const llvm::Twine &Msg) {
 
 Error PassRegistry::registerPass(PassInfo Info) {
   if (lookup(Info.Name))
-    return registryError("pass name '" + Info.Name +
-                         "' is already registered");
+    return registryError("pass name '" + Info.Name + "' is already registered");
   if (!Info.Flag.empty() && lookup(Info.Flag))
     return registryError("pass flag '" + Info.Flag + "' of '" + Info.Name +
                          "' is already registered");

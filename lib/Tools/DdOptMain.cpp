@@ -106,8 +106,8 @@ struct Options {
           continue;
         PassHelp.push_back(std::make_unique<cl::opt<std::string>>(
             llvm::StringRef(*Spelling), cl::desc(I->Description),
-            cl::ValueOptional,
-            cl::value_desc("options"), cl::cat(PassCategory)));
+            cl::ValueOptional, cl::value_desc("options"),
+            cl::cat(PassCategory)));
       }
     }
   }

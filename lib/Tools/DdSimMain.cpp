@@ -9,9 +9,9 @@
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/IRReader.h"
 #include "daydream/Sim/SchedulingPolicy.h"
-#include "daydream/Tools/SimReport.h"
 #include "daydream/Sim/Simulator.h"
 #include "daydream/Tools/Drivers.h"
+#include "daydream/Tools/SimReport.h"
 #include "daydream/Tools/ToolSupport.h"
 
 #include "llvm/Support/CommandLine.h"

@@ -76,7 +76,8 @@ void dd::printSimReportText(const Graph &G, const SimResult &R,
   for (LaneId L = 0; L != G.numLanes(); ++L) {
     const LaneResult &LR = R.Lanes[L];
     double Share = R.MakespanNs ? 100.0 * LR.BusyNs / R.MakespanNs : 0.0;
-    std::string Name = ("@" + llvm::Twine(L) + " " + G.str(G.lane(L).Name)).str();
+    std::string Name =
+        ("@" + llvm::Twine(L) + " " + G.str(G.lane(L).Name)).str();
     OS << llvm::format("%-32s %-12s %8llu %14s %6.1f%%\n", Name.c_str(),
                        toString(G.lane(L).Kind).str().c_str(),
                        (unsigned long long)LR.NumTasks, Fmt(LR.BusyNs).c_str(),
@@ -97,11 +98,10 @@ void dd::printSimReportJson(const Graph &G, const SimResult &R,
   }
   llvm::json::Array Lanes;
   for (LaneId L = 0; L != G.numLanes(); ++L)
-    Lanes.push_back(llvm::json::Object{
-        {"name", G.str(G.lane(L).Name)},
-        {"kind", toString(G.lane(L).Kind)},
-        {"tasks", int64_t(R.Lanes[L].NumTasks)},
-        {"busy_ns", R.Lanes[L].BusyNs}});
+    Lanes.push_back(llvm::json::Object{{"name", G.str(G.lane(L).Name)},
+                                       {"kind", toString(G.lane(L).Kind)},
+                                       {"tasks", int64_t(R.Lanes[L].NumTasks)},
+                                       {"busy_ns", R.Lanes[L].BusyNs}});
   llvm::json::Object Root{{"input", Info.InputName},
                           {"policy", Info.PolicyName},
                           {"tasks", int64_t(G.numTasks())},

@@ -51,8 +51,8 @@ void printList(llvm::raw_ostream &OS, const std::vector<EnumT> &V) {
 class StringMatcher {
 public:
   StringMatcher(const Graph &G, StringRef Pattern)
-      : G(G), Re(Pattern),
-        Active(!Pattern.empty()), Memo(Active ? G.strings().size() : 0, 0) {}
+      : G(G), Re(Pattern), Active(!Pattern.empty()),
+        Memo(Active ? G.strings().size() : 0, 0) {}
 
   bool matches(StrId S) {
     if (!Active)

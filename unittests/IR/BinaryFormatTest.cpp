@@ -1,7 +1,7 @@
 //===- BinaryFormatTest.cpp - Binary .ddir round trip and rejection -------===//
 
-#include "GraphBuilder.h"
 #include "daydream/IR/BinaryFormat.h"
+#include "GraphBuilder.h"
 #include "daydream/IR/TextFormat.h"
 #include "daydream/IR/Verifier.h"
 #include "daydream/IR/ddir_generated.h"
@@ -63,7 +63,8 @@ Graph richGraph() {
   LayerId L0 = G.addLayer(Layer{G.intern("model"), NoId});
   LayerId L1 = G.addLayer(Layer{G.intern("model.fc"), L0});
   G.iterationsMut().push_back(Iteration{100, 5000, G.intern("step#1")});
-  TaskId Launch = addTask(G, Cpu, "cudaLaunchKernel", 100, 5, TaskKind::Runtime, 3);
+  TaskId Launch =
+      addTask(G, Cpu, "cudaLaunchKernel", 100, 5, TaskKind::Runtime, 3);
   TaskId K = addTask(G, S, "gemm", 110, 50, TaskKind::Kernel);
   G.task(K).Layer = L1;
   G.task(K).Phase = Phase::Backward;
@@ -80,7 +81,8 @@ Graph richGraph() {
   A.CopyKind = 0;
   G.setAttrs(K, A);
   G.addNote(K, "shape", "[1,2]");
-  TaskId Sync = addTask(G, Cpu, "cudaDeviceSynchronize", 120, 1, TaskKind::Sync);
+  TaskId Sync =
+      addTask(G, Cpu, "cudaDeviceSynchronize", 120, 1, TaskKind::Sync);
   G.addEdge(Launch, K, EdgeKind::Launch);
   G.addEdge(K, Sync, EdgeKind::Sync);
   return G;
@@ -167,10 +169,10 @@ TEST(BinaryFormatTest, RejectsMismatchedEdgeArrays) {
   flatbuffers::FlatBufferBuilder FB;
   std::vector<uint32_t> Two = {0, 1}, One = {1};
   std::vector<fb::EdgeKind> Kinds = {fb::EdgeKind::Data, fb::EdgeKind::Data};
-  fb::FinishGraphBuffer(
-      FB, fb::CreateGraph(FB, BinaryFormatVersion, 0, 0, 0, 0, 0, 0, 0, 0,
-                          FB.CreateVector(Two), FB.CreateVector(One),
-                          FB.CreateVector(Kinds)));
+  fb::FinishGraphBuffer(FB, fb::CreateGraph(FB, BinaryFormatVersion, 0, 0, 0, 0,
+                                            0, 0, 0, 0, FB.CreateVector(Two),
+                                            FB.CreateVector(One),
+                                            FB.CreateVector(Kinds)));
   std::string B(reinterpret_cast<const char *>(FB.GetBufferPointer()),
                 FB.GetSize());
   EXPECT_EQ(parseError(B),
@@ -179,12 +181,12 @@ TEST(BinaryFormatTest, RejectsMismatchedEdgeArrays) {
 
 TEST(BinaryFormatTest, RejectsTaskOnMissingLane) {
   flatbuffers::FlatBufferBuilder FB;
-  std::vector<fb::Task> Tasks = {fb::Task(0, 1, 0, 0, /*lane=*/5, NoId, 0,
-                                          NoId, fb::TaskKind::Kernel,
+  std::vector<fb::Task> Tasks = {fb::Task(0, 1, 0, 0, /*lane=*/5, NoId, 0, NoId,
+                                          fb::TaskKind::Kernel,
                                           fb::Phase::Other, 0)};
-  fb::FinishGraphBuffer(
-      FB, fb::CreateGraph(FB, BinaryFormatVersion, 0, 0, 0, 0, 0,
-                          FB.CreateVectorOfStructs(Tasks)));
+  fb::FinishGraphBuffer(FB,
+                        fb::CreateGraph(FB, BinaryFormatVersion, 0, 0, 0, 0, 0,
+                                        FB.CreateVectorOfStructs(Tasks)));
   std::string B(reinterpret_cast<const char *>(FB.GetBufferPointer()),
                 FB.GetSize());
   EXPECT_EQ(parseError(B), "task %0: lane 5 out of range (0 lanes)");

@@ -1,7 +1,7 @@
 //===- CanonicalOrderTest.cpp - The order graphs are written in -----------===//
 
-#include "GraphBuilder.h"
 #include "daydream/IR/CanonicalOrder.h"
+#include "GraphBuilder.h"
 
 #include "gtest/gtest.h"
 

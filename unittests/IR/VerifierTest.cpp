@@ -1,7 +1,7 @@
 //===- VerifierTest.cpp - Semantic checks of a graph ----------------------===//
 
-#include "GraphBuilder.h"
 #include "daydream/IR/Verifier.h"
+#include "GraphBuilder.h"
 
 #include "gtest/gtest.h"
 

@@ -1,7 +1,7 @@
 //===- AnalysisManagerTest.cpp - Caching and invalidation of analyses -----===//
 
-#include "../IR/GraphBuilder.h"
 #include "daydream/Pass/AnalysisManager.h"
+#include "../IR/GraphBuilder.h"
 
 #include "gtest/gtest.h"
 

@@ -24,7 +24,6 @@ using namespace dd::test;
 
 namespace {
 
-
 // A CPU thread launches two kernels and then blocks in a synchronize call
 // until both are done; the block counts as CPU busy time.
 TEST(SimulatorTest, LaunchThenSync) {

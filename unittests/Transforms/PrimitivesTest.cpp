@@ -1,8 +1,8 @@
 //===- PrimitivesTest.cpp - scale, set and remove primitives --------------===//
 
+#include "daydream/Transforms/Primitives.h"
 #include "../IR/GraphBuilder.h"
 #include "daydream/IR/Verifier.h"
-#include "daydream/Transforms/Primitives.h"
 
 #include "gtest/gtest.h"
 

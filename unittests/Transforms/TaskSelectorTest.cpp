@@ -1,8 +1,8 @@
 //===- TaskSelectorTest.cpp - Selecting tasks by their properties ---------===//
 
+#include "daydream/Transforms/TaskSelector.h"
 #include "../IR/GraphBuilder.h"
 #include "daydream/Pass/PassOptions.h"
-#include "daydream/Transforms/TaskSelector.h"
 
 #include "gtest/gtest.h"
 

@@ -47,7 +47,12 @@ enum class TaskKind : uint8_t {
   Marker = 7,
 };
 
-enum class Phase : uint8_t { Other = 0, Forward = 1, Backward = 2, Optimizer = 3 };
+enum class Phase : uint8_t {
+  Other = 0,
+  Forward = 1,
+  Backward = 2,
+  Optimizer = 3
+};
 
 /// Edge kinds. All kinds but Sync are finish-to-start (the destination starts
 /// after the source ends); Sync is finish-to-finish (the destination, a

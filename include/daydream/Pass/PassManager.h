@@ -75,7 +75,9 @@ struct PassInstrumentation {
 
 class PassManager {
 public:
-  void addPass(std::unique_ptr<PassConcept> P) { Passes.push_back(std::move(P)); }
+  void addPass(std::unique_ptr<PassConcept> P) {
+    Passes.push_back(std::move(P));
+  }
   size_t size() const { return Passes.size(); }
   bool empty() const { return Passes.empty(); }
 

@@ -67,10 +67,10 @@ void printOptionValue(llvm::raw_ostream &OS, llvm::StringRef V);
 /// them, and remembers the canonical text for -print-pipeline-passes.
 /// \p Validate may reject parsed values.
 template <typename PassT, typename OptionsT, typename DeclareFn>
-llvm::Expected<std::unique_ptr<PassConcept>>
-buildPass(llvm::StringRef Name, llvm::StringRef Text, DeclareFn Declare,
-          llvm::function_ref<llvm::Error(const OptionsT &)> Validate =
-              [](const OptionsT &) { return llvm::Error::success(); }) {
+llvm::Expected<std::unique_ptr<PassConcept>> buildPass(
+    llvm::StringRef Name, llvm::StringRef Text, DeclareFn Declare,
+    llvm::function_ref<llvm::Error(const OptionsT &)> Validate =
+        [](const OptionsT &) { return llvm::Error::success(); }) {
   OptionsT O;
   PassOptionParser P(Name);
   Declare(P, O);
@@ -78,8 +78,8 @@ buildPass(llvm::StringRef Name, llvm::StringRef Text, DeclareFn Declare,
     return std::move(E);
   if (llvm::Error E = Validate(O))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "pass '" + Name.str() + "': " +
-                                       llvm::toString(std::move(E)));
+                                   "pass '" + Name.str() +
+                                       "': " + llvm::toString(std::move(E)));
   return std::make_unique<PassModel<PassT>>(Name, P.print(), PassT(O));
 }
 

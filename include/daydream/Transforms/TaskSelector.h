@@ -6,7 +6,8 @@
 //   phase=forward        phases (comma-separated; default all)
 //   name=REGEX           task name (POSIX extended regex, searched)
 //   lane=REGEX           name of the task's lane
-//   layer=REGEX          name of the task's layer (tasks without one never match)
+//   layer=REGEX          name of the task's layer (tasks without one never
+//   match)
 // Regexes are matched once per distinct string, not once per task, so
 // selection is linear in the number of tasks.
 //
