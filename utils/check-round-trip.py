@@ -19,6 +19,7 @@ def dd_opt(*args):
 
 def main():
     work, dirs = sys.argv[1], sys.argv[2:]
+    os.makedirs(work, exist_ok=True)
     inputs = sorted(
         os.path.join(root, name)
         for d in dirs
