@@ -8,6 +8,8 @@ packages=(
   clang-14 llvm-14-dev llvm-14-tools   # compiler (libFuzzer), LLVM Support, lit/FileCheck
   libflatbuffers-dev flatbuffers-compiler
   libgtest-dev
+  libsqlite3-dev                       # the Nsight Systems importer
+  libsimdjson-dev                      # the Kineto importer (zlib1g-dev below gunzips)
   zlib1g-dev libxml2-dev libedit-dev libncurses-dev libffi-dev  # wanted by LLVMConfig.cmake
   bsdutils                             # `script`, for the terminal test
 )

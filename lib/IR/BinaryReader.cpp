@@ -22,6 +22,9 @@ static_assert(unsigned(fb::EdgeKind::MAX) + 1 == NumEdgeKinds, "");
 static_assert(unsigned(fb::LaneKind::MAX) + 1 == NumLaneKinds, "");
 static_assert(unsigned(fb::LaneOrder::MAX) + 1 == NumLaneOrders, "");
 static_assert(unsigned(fb::Phase::MAX) + 1 == NumPhases, "");
+// docs/IR.md gives struct sizes; a schema edit that changes one is a new
+// format version.
+static_assert(sizeof(fb::MemoryEvent) == 48, "");
 
 namespace {
 
@@ -87,7 +90,8 @@ Expected<Graph> dd::parseBinaryGraph(StringRef Bytes) {
                 Bytes.size());
   const fb::Graph *In = fb::GetGraph(Data);
   if (!isAligned(In->tasks()) || !isAligned(In->task_attrs()) ||
-      !isAligned(In->lanes()) || !isAligned(In->iterations()))
+      !isAligned(In->lanes()) || !isAligned(In->iterations()) ||
+      !isAligned(In->memory_events()))
     return fail("corrupt binary IR: misaligned array");
   if (In->version() != BinaryFormatVersion)
     return fail("unsupported format version {0} (this build reads version {1})",
@@ -170,5 +174,14 @@ Expected<Graph> dd::parseBinaryGraph(StringRef Bytes) {
       G.addNoteRaw(TaskNote{N->task(), N->key(), N->value()});
   for (size_t I = 0; I != NumEdges; ++I)
     G.addEdge(Src->Get(I), Dst->Get(I), static_cast<EdgeKind>(Kinds->Get(I)));
+  // Absent in files written before memory events existed: those have none.
+  // Lanes are checked by the semantic verifier, as nothing here needs them.
+  if (auto *Mem = In->memory_events()) {
+    G.reserveMemoryEvents(Mem->size());
+    for (const fb::MemoryEvent *E : *Mem)
+      G.addMemoryEvent(MemoryEvent{E->time_ns(), E->bytes(),
+                                   E->total_allocated(), E->total_reserved(),
+                                   E->address(), E->lane(), E->device()});
+  }
   return std::move(G);
 }

@@ -2,7 +2,8 @@
 //
 // Writes a graph in canonical order (CanonicalOrder.h) with its string table
 // and attribute table compacted to what live tasks use, in order of first use,
-// so that the bytes depend only on the graph and never on how it was built.
+// and its memory events sorted by time, so that the bytes depend only on the
+// graph and never on how it was built.
 //
 //===----------------------------------------------------------------------===//
 
@@ -128,7 +129,14 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
     Kind[I] = static_cast<uint8_t>(Edges[I].Kind);
   }
 
-  flatbuffers::FlatBufferBuilder B(1024 + Tasks.size() * 64 + Edges.size() * 9);
+  std::vector<fb::MemoryEvent> Mem;
+  Mem.reserve(G.memoryEvents().size());
+  for (const MemoryEvent &E : canonicalMemoryEvents(G))
+    Mem.emplace_back(E.TimeNs, E.Bytes, E.TotalAllocated, E.TotalReserved,
+                     E.Address, E.Lane, E.Device);
+
+  flatbuffers::FlatBufferBuilder B(1024 + Tasks.size() * 64 + Edges.size() * 9 +
+                                   Mem.size() * 48);
   auto Meta = buildMetadata(B, G.metadata());
   auto Strings = Str.build(B);
   auto Root = fb::CreateGraph(
@@ -137,7 +145,8 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
       B.CreateVectorOfStructs(Tasks), B.CreateVectorOfStructs(Attrs),
       B.CreateVectorOfStructs(Notes), B.CreateVector(Src), B.CreateVector(Dst),
       B.CreateVector(reinterpret_cast<const fb::EdgeKind *>(Kind.data()),
-                     Kind.size()));
+                     Kind.size()),
+      B.CreateVectorOfStructs(Mem));
   fb::FinishGraphBuffer(B, Root);
   OS.write(reinterpret_cast<const char *>(B.GetBufferPointer()), B.GetSize());
   return llvm::Error::success();

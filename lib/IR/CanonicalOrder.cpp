@@ -69,8 +69,9 @@ std::string describeTask(const Graph &G, TaskId T) {
 }
 
 /// Finds one cycle among the tasks that Kahn's algorithm could not order
-/// (every one of them has a predecessor among them) and describes it.
-std::string describeCycle(const Graph &G, const std::vector<uint32_t> &InDeg) {
+/// (every one of them has a predecessor among them).
+std::vector<TaskId> cycleAmong(const Graph &G,
+                               const std::vector<uint32_t> &InDeg) {
   // Predecessor lists restricted to the unordered tasks.
   std::vector<std::vector<TaskId>> Preds(G.numTaskSlots());
   auto Stuck = [&](TaskId T) { return G.isLive(T) && InDeg[T] > 0; };
@@ -98,9 +99,13 @@ std::string describeCycle(const Graph &G, const std::vector<uint32_t> &InDeg) {
   }
   std::vector<TaskId> Cycle(Path.begin() + Seen[T], Path.end());
   std::reverse(Cycle.begin(), Cycle.end()); // walked backwards
-  // Start at the smallest id, so the message does not depend on the walk.
+  // Start at the smallest id, so the result does not depend on the walk.
   std::rotate(Cycle.begin(), std::min_element(Cycle.begin(), Cycle.end()),
               Cycle.end());
+  return Cycle;
+}
+
+std::string describeCycle(const Graph &G, const std::vector<TaskId> &Cycle) {
   std::string S = "dependency cycle: ";
   for (TaskId C : Cycle)
     S += describeTask(G, C) + " -> ";
@@ -108,20 +113,10 @@ std::string describeCycle(const Graph &G, const std::vector<uint32_t> &InDeg) {
   return S;
 }
 
-} // namespace
-
-Expected<CanonicalOrder> dd::computeCanonicalOrder(const Graph &G) {
-  CanonicalOrder C;
+/// Kahn's algorithm; returns the in-degrees left over (non-zero only on and
+/// behind cycles).
+std::vector<uint32_t> kahn(const Graph &G, CanonicalOrder &C) {
   size_t N = G.numTaskSlots();
-  C.NewId.assign(N, NoId);
-  if (isAlreadyCanonical(G)) {
-    C.Order.resize(N);
-    for (TaskId T = 0; T != N; ++T)
-      C.Order[T] = C.NewId[T] = T;
-    C.IsIdentity = true;
-    return C;
-  }
-
   OutEdges Out(G);
   std::vector<uint32_t> InDeg(N, 0);
   for (TaskId T = 0; T != N; ++T) {
@@ -151,14 +146,42 @@ Expected<CanonicalOrder> dd::computeCanonicalOrder(const Graph &G) {
     if (G.nextOnLane(T) != NoId)
       Release(G.nextOnLane(T));
   }
+  return InDeg;
+}
+
+} // namespace
+
+Expected<CanonicalOrder> dd::computeCanonicalOrder(const Graph &G) {
+  CanonicalOrder C;
+  size_t N = G.numTaskSlots();
+  C.NewId.assign(N, NoId);
+  if (isAlreadyCanonical(G)) {
+    C.Order.resize(N);
+    for (TaskId T = 0; T != N; ++T)
+      C.Order[T] = C.NewId[T] = T;
+    C.IsIdentity = true;
+    return C;
+  }
+  std::vector<uint32_t> InDeg = kahn(G, C);
   if (C.Order.size() != G.numTasks())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   describeCycle(G, InDeg));
+                                   describeCycle(G, cycleAmong(G, InDeg)));
   C.IsIdentity = C.Order.size() == N &&
                  llvm::all_of(llvm::enumerate(C.Order), [](const auto &P) {
                    return P.value() == P.index();
                  });
   return C;
+}
+
+std::vector<TaskId> dd::findCycle(const Graph &G) {
+  if (isAlreadyCanonical(G))
+    return {};
+  CanonicalOrder C;
+  C.NewId.assign(G.numTaskSlots(), NoId);
+  std::vector<uint32_t> InDeg = kahn(G, C);
+  if (C.Order.size() == G.numTasks())
+    return {};
+  return cycleAmong(G, InDeg);
 }
 
 std::vector<Edge> dd::canonicalEdges(const Graph &G, const CanonicalOrder &C) {
@@ -175,5 +198,18 @@ std::vector<Edge> dd::canonicalEdges(const Graph &G, const CanonicalOrder &C) {
     std::sort(Out.begin(), Out.end(), Less);
   auto Same = [&](const Edge &A, const Edge &B) { return Key(A) == Key(B); };
   Out.erase(std::unique(Out.begin(), Out.end(), Same), Out.end());
+  return Out;
+}
+
+std::vector<MemoryEvent> dd::canonicalMemoryEvents(const Graph &G) {
+  std::vector<MemoryEvent> Out(G.memoryEvents().begin(),
+                               G.memoryEvents().end());
+  auto Earlier = [](const MemoryEvent &A, const MemoryEvent &B) {
+    return A.TimeNs < B.TimeNs;
+  };
+  // A graph read from a file is already sorted: no need for stable_sort and
+  // its temporary buffer.
+  if (!std::is_sorted(Out.begin(), Out.end(), Earlier))
+    std::stable_sort(Out.begin(), Out.end(), Earlier);
   return Out;
 }

@@ -49,6 +49,8 @@ constexpr StringRef TaskKeys[] = {"start", "dur",   "gap",   "layer", "phase",
                                   "block", "smem",  "regs",  "copy"};
 /// The TaskKeys from "bytes" on fill a TaskAttrs.
 constexpr unsigned FirstTaskAttrKey = 7;
+constexpr StringRef MemoryKeys[] = {"time", "bytes", "total", "reserved",
+                                    "addr", "lane",  "device"};
 
 class Parser {
 public:
@@ -70,6 +72,7 @@ private:
   Error parseTask();
   Error parseEdge();
   Error parseNote();
+  Error parseMemory();
   Error resolveDeferred();
 
   Error readStrId(StrId &Out, const Twine &What) {
@@ -367,6 +370,38 @@ Error Parser::parseNote() {
   return Error::success();
 }
 
+Error Parser::parseMemory() {
+  Token Keyword = tok();
+  R.advance();
+  MemoryEvent M;
+  KeySet Seen;
+  if (Error E = R.readKeyValues(MemoryKeys, Seen, [&](unsigned Key) -> Error {
+        switch (Key) {
+        case 0:
+          return R.readInt(M.TimeNs);
+        case 1:
+          return R.readInt(M.Bytes);
+        case 2:
+          return R.readInt(M.TotalAllocated);
+        case 3:
+          return R.readInt(M.TotalReserved);
+        case 4:
+          return R.readInt(M.Address);
+        case 5:
+          return readUse(LaneLabels, TokKind::LaneLabel, "lane", M.Lane);
+        default:
+          return R.readInt(M.Device);
+        }
+      }))
+    return E;
+  for (unsigned Required : {0u, 1u})
+    if (!(Seen & (KeySet(1) << Required)))
+      return R.error(Keyword,
+                     "missing attribute '" + MemoryKeys[Required] + "'");
+  G.addMemoryEvent(M);
+  return Error::success();
+}
+
 Error Parser::resolveDeferred() {
   for (const Deferred &D : Pending) {
     TaskId Src = lookupTask(D.Src);
@@ -393,6 +428,8 @@ Error Parser::parseStatement() {
     return parseEdge();
   if (K == "note")
     return parseNote();
+  if (K == "memory")
+    return parseMemory();
   if (K == "lane")
     return parseLane();
   if (K == "layer")

@@ -2,9 +2,10 @@
 //
 // Streams a graph as text in canonical order: tasks renumbered by their
 // position in that order, then the canonical edge list, then the notes of
-// live tasks. Attributes equal to their default are left out, which keeps
-// files short and diffs focused, and doubles are printed with just enough
-// digits to read back bit for bit, so that text -> binary is lossless.
+// live tasks, then the memory events sorted by time. Attributes equal to
+// their default are left out, which keeps files short and diffs focused, and
+// doubles are printed with just enough digits to read back bit for bit, so
+// that text -> binary is lossless.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +46,7 @@ private:
   void printLanesAndLayers();
   void printTask(TaskId Old, size_t NewId);
   void printNotes();
+  void printMemoryEvents();
 
   const Graph &G;
   const CanonicalOrder &C;
@@ -222,6 +224,23 @@ void Printer::printNotes() {
   }
 }
 
+void Printer::printMemoryEvents() {
+  for (const MemoryEvent &M : canonicalMemoryEvents(G)) {
+    OS << "memory time=" << M.TimeNs << " bytes=" << M.Bytes;
+    if (M.TotalAllocated != -1)
+      OS << " total=" << M.TotalAllocated;
+    if (M.TotalReserved != -1)
+      OS << " reserved=" << M.TotalReserved;
+    if (M.Address != 0)
+      OS << " addr=" << M.Address;
+    if (M.Lane != NoId)
+      OS << " lane=@" << M.Lane;
+    if (M.Device != -1)
+      OS << " device=" << M.Device;
+    OS << '\n';
+  }
+}
+
 void Printer::print() {
   OS << "ddir 1\n";
   printMetadata();
@@ -232,6 +251,7 @@ void Printer::print() {
     OS << "edge %" << E.Src << " -> %" << E.Dst << ' ' << toString(E.Kind)
        << '\n';
   printNotes();
+  printMemoryEvents();
 }
 
 } // namespace

@@ -79,3 +79,10 @@ bool TaskAttrs::operator==(const TaskAttrs &O) const {
          SharedMemBytes == O.SharedMemBytes &&
          RegistersPerThread == O.RegistersPerThread && CopyKind == O.CopyKind;
 }
+
+bool MemoryEvent::operator==(const MemoryEvent &O) const {
+  return TimeNs == O.TimeNs && Bytes == O.Bytes &&
+         TotalAllocated == O.TotalAllocated &&
+         TotalReserved == O.TotalReserved && Address == O.Address &&
+         Lane == O.Lane && Device == O.Device;
+}

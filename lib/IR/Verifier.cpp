@@ -10,6 +10,7 @@
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace dd;
@@ -113,6 +114,26 @@ Error checkEdges(const Graph &G) {
   return Error::success();
 }
 
+Error checkMemoryEvents(const Graph &G) {
+  // Reported by position in the graph's list, which for a graph read from a
+  // file is the position in the file.
+  for (const auto &It : llvm::enumerate(G.memoryEvents())) {
+    const MemoryEvent &E = It.value();
+    if (E.Lane != NoId && E.Lane >= G.numLanes())
+      return fail("memory event {0} at {1}: lane {2} out of range ({3} lanes)",
+                  It.index(), E.TimeNs, E.Lane, G.numLanes());
+    if (E.Device < -1)
+      return fail("memory event {0} at {1}: device {2} is neither a device "
+                  "nor -1 (host)",
+                  It.index(), E.TimeNs, E.Device);
+    if (E.TotalAllocated < -1 || E.TotalReserved < -1)
+      return fail("memory event {0} at {1}: negative running total "
+                  "(allocated {2}, reserved {3})",
+                  It.index(), E.TimeNs, E.TotalAllocated, E.TotalReserved);
+  }
+  return Error::success();
+}
+
 /// Every live task is on exactly the list of its lane, and the lists are
 /// well linked.
 Error checkLaneLists(const Graph &G) {
@@ -141,6 +162,8 @@ Error dd::verifyGraph(const Graph &G) {
   if (Error E = checkTasks(G))
     return E;
   if (Error E = checkEdges(G))
+    return E;
+  if (Error E = checkMemoryEvents(G))
     return E;
   if (Error E = checkLaneLists(G))
     return E;

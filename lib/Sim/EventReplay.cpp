@@ -161,10 +161,12 @@ void EventReplay::becomeReady(TaskId T) {
     requestDispatch(Tk.Lane);
     return;
   }
-  // InOrder: every input of the start formula is known now.
+  // InOrder: every input of the start formula is known now. The gap counts
+  // from the later of the lane falling free and the last start predecessor's
+  // end (PredEndMax stays Unset without one).
   TaskId P = G.prevOnLane(T);
   int64_t Free = P == NoId ? T0 : End[P];
-  startTask(T, std::max(Free + Tk.GapNs, PredEndMax[T]));
+  startTask(T, std::max(Free, PredEndMax[T]) + Tk.GapNs);
 }
 
 void EventReplay::startTask(TaskId T, int64_t At) {
@@ -188,7 +190,11 @@ void EventReplay::dispatch(LaneId L) {
   TaskId T = Heap.back().second;
   Heap.pop_back();
   LaneBusy[L] = 1;
-  startTask(T, std::max(Now, LaneFree[L] + G.task(T).GapNs));
+  // The model's max(now, ready time, lane-free time) + gap: a pick happens
+  // only once the task is ready and the lane free, so now is the latest of
+  // the three. The lane is held through the gap.
+  assert(Now >= LaneFree[L] && Now >= PredEndMax[T] && "picked too early");
+  startTask(T, Now + G.task(T).GapNs);
 }
 
 void EventReplay::finish(TaskId First) {

@@ -79,7 +79,9 @@ llvm::Error sim::replayLinear(const Graph &G, llvm::ArrayRef<TaskId> Order,
         return predecessorAfter(G, T, P);
     }
 
-    int64_t St = Free + Tk.GapNs;
+    // The gap counts from when the task is ready: after the lane falls free
+    // and after every start predecessor has ended.
+    int64_t St = Free;
     uint64_t I = Off[T];
     const uint64_t Mid = I + NumOrder[T], Last = Off[T + 1];
     for (; I != Mid; ++I) {
@@ -88,6 +90,7 @@ llvm::Error sim::replayLinear(const Graph &G, llvm::ArrayRef<TaskId> Order,
         return predecessorAfter(G, T, Adj[I]);
       St = std::max(St, PredEnd);
     }
+    St += Tk.GapNs;
 
     int64_t En = St + Tk.DurationNs;
     for (; I != Last; ++I) {

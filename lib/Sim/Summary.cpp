@@ -31,6 +31,7 @@ struct Members {
   int64_t MinCpuStart = std::numeric_limits<int64_t>::max();
   int64_t MinStart = std::numeric_limits<int64_t>::max();
   int64_t MaxEnd = std::numeric_limits<int64_t>::min();
+  int64_t MaxCpuEnd = std::numeric_limits<int64_t>::min();
   bool Any = false;
 };
 
@@ -99,12 +100,20 @@ void sim::summarize(const Graph &G, SimResult &R) {
     size_t Slot = Locate.slot(Tk.StartNs);
     if (Slot == 0)
       continue;
+    // A CPU task after the recorded end of its step (profiler teardown, a
+    // pause between steps) is part of no iteration.
+    const Iteration &It = Its[Sorted[Slot - 1]];
+    if (IsCpu[Tk.Lane] && It.MeasuredNs >= 0 &&
+        Tk.StartNs > It.StartNs + It.MeasuredNs)
+      continue;
     Members &Mi = M[Slot - 1];
     Mi.Any = true;
     Mi.MinStart = std::min(Mi.MinStart, S);
     Mi.MaxEnd = std::max(Mi.MaxEnd, E);
-    if (IsCpu[Tk.Lane])
+    if (IsCpu[Tk.Lane]) {
       Mi.MinCpuStart = std::min(Mi.MinCpuStart, S);
+      Mi.MaxCpuEnd = std::max(Mi.MaxCpuEnd, E);
+    }
   }
   R.MakespanNs = MaxEnd - R.OriginNs;
 
@@ -122,10 +131,13 @@ void sim::summarize(const Graph &G, SimResult &R) {
     if (!Mi.Any)
       continue;
     IterationResult &IR = R.Iterations[Sorted[I]];
-    IR.PredictedStartNs = Mi.MinCpuStart != std::numeric_limits<int64_t>::max()
-                              ? Mi.MinCpuStart
-                              : Mi.MinStart;
-    IR.PredictedNs = (HaveNext ? NextStart : Mi.MaxEnd) - IR.PredictedStartNs;
+    // Iterations are CPU-side ranges (ProfilerStep): measure them on the CPU
+    // threads where they have tasks there. GPU work spilling past the last
+    // step's CPU end does not belong to its recorded duration.
+    bool HasCpu = Mi.MinCpuStart != std::numeric_limits<int64_t>::max();
+    IR.PredictedStartNs = HasCpu ? Mi.MinCpuStart : Mi.MinStart;
+    int64_t OwnEnd = HasCpu ? Mi.MaxCpuEnd : Mi.MaxEnd;
+    IR.PredictedNs = (HaveNext ? NextStart : OwnEnd) - IR.PredictedStartNs;
     HaveNext = true;
     NextStart = IR.PredictedStartNs;
   }

@@ -34,8 +34,9 @@ std::string parseError(llvm::StringRef Bytes) {
   return G ? "ok" : llvm::toString(G.takeError());
 }
 
-/// A graph that uses every field of the format.
-Graph richGraph() {
+/// A graph that uses every field of the format. \p ShuffleMemory adds the
+/// same memory events in another order.
+Graph richGraph(bool ShuffleMemory = false) {
   Graph G;
   Metadata &M = G.metadata();
   M.Producer = "unit test";
@@ -85,6 +86,15 @@ Graph richGraph() {
       addTask(G, Cpu, "cudaDeviceSynchronize", 120, 1, TaskKind::Sync);
   G.addEdge(Launch, K, EdgeKind::Launch);
   G.addEdge(K, Sync, EdgeKind::Sync);
+  // Out of time order, so that writing has to sort them; the two at 105
+  // must keep the order they were added in.
+  MemoryEvent Free{130, -4096, 0, 1 << 20, 0x7f0000, Cpu, 1};
+  MemoryEvent Alloc{105, 4096, 4096, 1 << 20, 0x7f0000, Cpu, 1};
+  MemoryEvent Host{105, 64, -1, -1, 0x1000, NoId, -1};
+  for (const MemoryEvent &E : ShuffleMemory
+                                  ? std::vector<MemoryEvent>{Alloc, Host, Free}
+                                  : std::vector<MemoryEvent>{Free, Alloc, Host})
+    G.addMemoryEvent(E);
   return G;
 }
 
@@ -120,6 +130,53 @@ TEST(BinaryFormatTest, FieldsSurvive) {
   EXPECT_EQ(G2->task(0).GapNs, 3);
   ASSERT_EQ(G2->edgeSlots().size(), 2u);
   EXPECT_EQ(G2->edgeSlots()[1].Kind, EdgeKind::Sync);
+  ASSERT_EQ(G2->memoryEvents().size(), 3u);
+  EXPECT_EQ(G2->memoryEvents()[0],
+            (MemoryEvent{105, 4096, 4096, 1 << 20, 0x7f0000, 0, 1}));
+  EXPECT_EQ(G2->memoryEvents()[1],
+            (MemoryEvent{105, 64, -1, -1, 0x1000, NoId, -1}));
+  EXPECT_EQ(G2->memoryEvents()[2],
+            (MemoryEvent{130, -4096, 0, 1 << 20, 0x7f0000, 0, 1}));
+}
+
+TEST(BinaryFormatTest, MemoryEventOrderDoesNotDependOnInsertion) {
+  EXPECT_EQ(toBinary(richGraph(/*ShuffleMemory=*/true)), toBinary(richGraph()));
+  EXPECT_EQ(toText(richGraph(/*ShuffleMemory=*/true)), toText(richGraph()));
+}
+
+TEST(BinaryFormatTest, MemoryEventWithBadLaneFailsVerification) {
+  flatbuffers::FlatBufferBuilder FB;
+  std::vector<fb::MemoryEvent> Mem = {
+      fb::MemoryEvent(10, 256, -1, -1, 0, NoId, 0),
+      fb::MemoryEvent(20, -256, -1, -1, 0, /*lane=*/9, 0)};
+  std::vector<flatbuffers::Offset<flatbuffers::String>> Strs = {
+      FB.CreateString("t")};
+  std::vector<fb::Lane> Lanes = {fb::Lane(1, 0, -1, -1, fb::LaneKind::CpuThread,
+                                          fb::LaneOrder::InOrder, 0)};
+  fb::FinishGraphBuffer(
+      FB, fb::CreateGraph(FB, BinaryFormatVersion, 0, FB.CreateVector(Strs),
+                          FB.CreateVectorOfStructs(Lanes), 0, 0, 0, 0, 0, 0, 0,
+                          0, FB.CreateVectorOfStructs(Mem)));
+  std::string B(reinterpret_cast<const char *>(FB.GetBufferPointer()),
+                FB.GetSize());
+  auto G = parseBinaryGraph(B);
+  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  llvm::Error E = verifyGraph(*G);
+  ASSERT_TRUE(bool(E));
+  EXPECT_EQ(llvm::toString(std::move(E)),
+            "memory event 1 at 20: lane 9 out of range (1 lanes)");
+}
+
+TEST(BinaryFormatTest, FilesWithoutMemoryEventsStillRead) {
+  // What a writer from before memory events produced: no such field.
+  flatbuffers::FlatBufferBuilder FB;
+  fb::FinishGraphBuffer(FB, fb::CreateGraph(FB, BinaryFormatVersion));
+  std::string B(reinterpret_cast<const char *>(FB.GetBufferPointer()),
+                FB.GetSize());
+  auto G = parseBinaryGraph(B);
+  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  EXPECT_TRUE(G->memoryEvents().empty());
+  EXPECT_FALSE(bool(verifyGraph(*G)));
 }
 
 TEST(BinaryFormatTest, RemovedTasksAreCompactedAway) {

@@ -77,10 +77,13 @@ note %m "dir" "HtoD"
 note %k "input_shape" "[3,224,224]"
 task %k kernel @s7 "conv\tkernel \"x\"" dur=40 start=160 gap=10 layer=#conv phase=backward corr=12 flags=1 bytes=4096 flops=0 grid=1,2,3 block=128,1,1 smem=0 regs=32 copy=1
 task %cpu cpu-op @main "aten::conv2d" start=90 dur=80 layer=#conv phase=other
+memory bytes=-4096 time=500 device=0 addr=140000000 reserved=16384 total=8192 lane=@main
 task %m memcpy @s7 "Memcpy HtoD" start=300 dur=5 copy=1
 edge %launch->%k launch
 edge %cpu -> %k data
 note %k "k2" "v\x01\xff"
+memory time=100 bytes=4096 total=12288 reserved=16384 addr=140000000 lane=@main device=0
+memory time=500 bytes=8 total=-1 device=-1
 )";
 
 const char *const FullExpected = R"(ddir 1
@@ -107,6 +110,9 @@ note %2 "k2" "v\x01)"
                                  "\xff"
                                  R"("
 note %3 "dir" "HtoD"
+memory time=100 bytes=4096 total=12288 reserved=16384 addr=140000000 lane=@0 device=0
+memory time=500 bytes=-4096 total=8192 reserved=16384 addr=140000000 lane=@0 device=0
+memory time=500 bytes=8
 )";
 
 TEST(TextFormatTest, ParsesEveryStatementAndPrintsCanonically) {
@@ -127,6 +133,11 @@ TEST(TextFormatTest, ParsesEveryStatementAndPrintsCanonically) {
   EXPECT_EQ(G->iterations()[1].MeasuredNs, -1);
   EXPECT_EQ(G->laneHead(0), 0u);
   EXPECT_EQ(G->nextOnLane(0), 2u);
+  // Memory events stay in file order until written.
+  ASSERT_EQ(G->memoryEvents().size(), 3u);
+  EXPECT_EQ(G->memoryEvents()[0],
+            (MemoryEvent{500, -4096, 8192, 16384, 140000000, 0, 0}));
+  EXPECT_EQ(G->memoryEvents()[2], (MemoryEvent{500, 8, -1, -1, 0, NoId, -1}));
 
   EXPECT_EQ(printText(*G), FullExpected);
 }
@@ -263,13 +274,39 @@ TEST(TextFormatTest, PrinterOmitsDefaults) {
   G.addLayer(Layer{G.intern("y"), NoId});
   G.iterationsMut().push_back(Iteration{0, -1, G.intern("i")});
   test::addTask(G, L, "t", 0, 0);
+  G.addMemoryEvent(MemoryEvent());
   EXPECT_EQ(printText(G), "ddir 1\n"
                           "device 0 \"\"\n"
                           "rank 0\n"
                           "lane @0 cpu-thread \"l\"\n"
                           "layer #0 \"y\"\n"
                           "iteration \"i\"\n"
-                          "task %0 cpu-op @0 \"t\" start=0 dur=0\n");
+                          "task %0 cpu-op @0 \"t\" start=0 dur=0\n"
+                          "memory time=0 bytes=0\n");
+}
+
+TEST(TextFormatTest, MemoryEventsRoundTripExtremes) {
+  Graph G;
+  LaneId L = test::addLane(G, "l");
+  constexpr int64_t Min = std::numeric_limits<int64_t>::min();
+  constexpr int64_t Max = std::numeric_limits<int64_t>::max();
+  G.addMemoryEvent(MemoryEvent{Max, Min, Max, Max,
+                               std::numeric_limits<uint64_t>::max(), L,
+                               std::numeric_limits<int32_t>::max()});
+  G.addMemoryEvent(MemoryEvent{Min, Max, 0, 0, 1, NoId, 0});
+  ASSERT_FALSE(static_cast<bool>(verifyGraph(G)));
+  std::string First = printText(G);
+  EXPECT_EQ(First, "ddir 1\n"
+                   "lane @0 cpu-thread \"l\"\n"
+                   "memory time=-9223372036854775808 bytes=9223372036854775807 "
+                   "total=0 reserved=0 addr=1 device=0\n"
+                   "memory time=9223372036854775807 bytes=-9223372036854775808 "
+                   "total=9223372036854775807 reserved=9223372036854775807 "
+                   "addr=18446744073709551615 lane=@0 device=2147483647\n");
+  llvm::Expected<Graph> G2 = parseTextGraph(First);
+  ASSERT_TRUE(static_cast<bool>(G2)) << llvm::toString(G2.takeError());
+  EXPECT_EQ(printText(*G2), First);
+  EXPECT_EQ(writeBinary(*G2), writeBinary(G));
 }
 
 TEST(TextFormatTest, ReportsCycles) {
@@ -354,6 +391,33 @@ TEST(TextFormatTest, ErrorMessages) {
   EXPECT_EQ(Err("lane @1 cpu-thread \"a\" $\n"),
             "3:24: unexpected character '$'");
   EXPECT_EQ(Err("task % kernel\n"), "3:6: expected a label name after '%'");
+}
+
+TEST(TextFormatTest, MemoryErrorMessages) {
+  auto Err = [](StringRef Body) {
+    return parseError((llvm::Twine(Prelude) + Body).str());
+  };
+  EXPECT_EQ(Err("memory time=1\n"), "3:1: missing attribute 'bytes'");
+  EXPECT_EQ(Err("memory bytes=1 lane=@0\n"), "3:1: missing attribute 'time'");
+  EXPECT_EQ(Err("memory time=1 bytes=1 lane=@9\n"),
+            "3:28: undefined lane label '@9'");
+  // Lanes must be defined before use, as for tasks.
+  EXPECT_EQ(Err("memory time=1 bytes=1 lane=@1\nlane @1 cpu-thread \"u\"\n"),
+            "3:28: undefined lane label '@1'");
+  EXPECT_EQ(Err("memory time=1 bytes=1 lane=0\n"),
+            "3:28: expected a lane label, found '0'");
+  EXPECT_EQ(Err("memory time=1 bytes=1 addr=-1\n"),
+            "3:28: integer out of range");
+  EXPECT_EQ(Err("memory time=1 bytes=1 device=2147483648\n"),
+            "3:30: integer out of range");
+  EXPECT_EQ(Err("memory time=1 bytes=1 size=2\n"),
+            "3:23: unknown attribute 'size'");
+  EXPECT_EQ(Err("memory time=1 bytes=1 time=2\n"),
+            "3:23: duplicate attribute 'time'");
+  EXPECT_EQ(Err("memory time=1 bytes=1.5\n"),
+            "3:21: expected an integer, found '1.5'");
+  EXPECT_EQ(Err("memory %0 time=1 bytes=1\n"),
+            "3:8: expected an attribute, found '%0'");
 }
 
 TEST(TextFormatTest, RejectsNulBytes) {

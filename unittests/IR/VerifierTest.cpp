@@ -75,6 +75,30 @@ TEST_F(VerifierTest, NegativeMeasuredIteration) {
   EXPECT_EQ(verify(G), "iteration 'step': negative measured duration -7");
 }
 
+TEST_F(VerifierTest, MemoryEvents) {
+  // Defaults (unknown totals, no lane, host) and extremes are fine.
+  G.addMemoryEvent(MemoryEvent{5, 16, -1, -1, 0, NoId, -1});
+  G.addMemoryEvent(MemoryEvent{INT64_MIN, INT64_MIN, 0, 0, ~0ull, A, 7});
+  EXPECT_EQ(verify(G), "ok");
+  G.addMemoryEvent(MemoryEvent{6, 16, -1, -1, 0, NoId, -2});
+  EXPECT_EQ(verify(G),
+            "memory event 2 at 6: device -2 is neither a device nor -1 (host)");
+}
+
+TEST_F(VerifierTest, MemoryEventLaneAndTotals) {
+  G.addMemoryEvent(MemoryEvent{1, 8, -2, -1, 0, NoId, 0});
+  EXPECT_EQ(verify(G), "memory event 0 at 1: negative running total "
+                       "(allocated -2, reserved -1)");
+  Graph H;
+  H.addMemoryEvent(MemoryEvent{3, 8, -1, -5, 0, NoId, 0});
+  EXPECT_EQ(verify(H), "memory event 0 at 3: negative running total "
+                       "(allocated -1, reserved -5)");
+  Graph L;
+  addLane(L, "a");
+  L.addMemoryEvent(MemoryEvent{4, 8, -1, -1, 0, 1, 0});
+  EXPECT_EQ(verify(L), "memory event 0 at 4: lane 1 out of range (1 lanes)");
+}
+
 TEST_F(VerifierTest, RemovedTasksAreIgnored) {
   G.addEdge(T1, T0, EdgeKind::Data);
   G.removeTask(T1);

@@ -94,16 +94,20 @@ void fixedPoint(const Graph &G, int64_t T0, std::vector<int64_t> &Start,
   Start.assign(N, -1);
   End.assign(N, Early);
   for (bool Changed = true; Changed;) {
+    // S is first the ready time (lane free, start predecessors ended), then
+    // the start: ready time plus gap.
     std::vector<int64_t> S(N), E(N);
     for (TaskId T = 0; T != N; ++T) {
       TaskId P = G.prevOnLane(T);
-      S[T] = (P == NoId ? T0 : End[P]) + G.task(T).GapNs;
+      S[T] = P == NoId ? T0 : End[P];
     }
     for (const Edge &Ed : G.edgeSlots())
       if (G.isLive(Ed) && Ed.Kind != EdgeKind::Sync)
         S[Ed.Dst] = std::max(S[Ed.Dst], End[Ed.Src]);
-    for (TaskId T = 0; T != N; ++T)
+    for (TaskId T = 0; T != N; ++T) {
+      S[T] += G.task(T).GapNs;
       E[T] = S[T] + G.task(T).DurationNs;
+    }
     for (const Edge &Ed : G.edgeSlots())
       if (G.isLive(Ed) && Ed.Kind == EdgeKind::Sync)
         E[Ed.Dst] = std::max(E[Ed.Dst], End[Ed.Src]);
@@ -164,8 +168,10 @@ TEST(SimulatorTest, EnginesAgreeOnRandomDags) {
 }
 
 // With ByPriority lanes there is no second engine to compare with, so check
-// what any valid schedule satisfies: every rule's lower bound holds and a
-// ByPriority lane runs one task at a time, separated by the gaps.
+// what any valid schedule satisfies: a task starts its gap after it is ready
+// (exactly so on an InOrder lane), every end rule holds exactly, and a
+// ByPriority lane runs one task at a time, each starting its gap after both
+// the lane fell free and the task was ready.
 TEST(SimulatorTest, PriorityScheduleIsValidOnRandomDags) {
   std::unique_ptr<SchedulingPolicy> Shortest = createShortestFirstPolicy();
   for (uint32_t Seed = 1; Seed <= 20; ++Seed) {
@@ -178,20 +184,34 @@ TEST(SimulatorTest, PriorityScheduleIsValidOnRandomDags) {
     if (R.Start.empty())
       continue;
 
+    // Ready: every start predecessor ended (T0 without one). Latest end of
+    // the end predecessors: the least a task's end can be besides its
+    // duration.
+    const size_t N = G.numTaskSlots();
+    std::vector<int64_t> Ready(N, R.OriginNs), SyncEnd(N, R.OriginNs);
     for (const Edge &E : G.edgeSlots()) {
       if (!G.isLive(E))
         continue;
-      if (E.Kind == EdgeKind::Sync)
-        EXPECT_GE(R.End[E.Dst], R.End[E.Src]);
-      else
-        EXPECT_GE(R.Start[E.Dst], R.End[E.Src]);
+      std::vector<int64_t> &Bound = E.Kind == EdgeKind::Sync ? SyncEnd : Ready;
+      Bound[E.Dst] = std::max(Bound[E.Dst], R.End[E.Src]);
+    }
+    for (TaskId T = 0; T != N; ++T) {
+      if (!G.isLive(T))
+        continue;
+      const Task &Tk = G.task(T);
+      EXPECT_EQ(R.End[T], std::max(R.Start[T] + Tk.DurationNs, SyncEnd[T]))
+          << "end of task " << T;
+      if (G.lane(Tk.Lane).Order != LaneOrder::InOrder)
+        continue;
+      TaskId P = G.prevOnLane(T);
+      int64_t Free = P == NoId ? R.OriginNs : R.End[P];
+      EXPECT_EQ(R.Start[T], std::max(Free, Ready[T]) + Tk.GapNs)
+          << "start of task " << T;
     }
     for (LaneId L = 0; L != G.numLanes(); ++L) {
       std::vector<TaskId> OnLane;
-      for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
-        EXPECT_GE(R.End[T], R.Start[T] + G.task(T).DurationNs);
+      for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T))
         OnLane.push_back(T);
-      }
       // Run order. Ties in start are zero-length tasks ending where the next
       // begins, and only the first of those can have a positive gap.
       auto Key = [&](TaskId T) {
@@ -202,7 +222,8 @@ TEST(SimulatorTest, PriorityScheduleIsValidOnRandomDags) {
       for (size_t I = 0; I != OnLane.size(); ++I) {
         TaskId T = OnLane[I];
         int64_t Free = I ? R.End[OnLane[I - 1]] : R.OriginNs;
-        EXPECT_GE(R.Start[T], Free + G.task(T).GapNs);
+        EXPECT_GE(R.Start[T], std::max(Free, Ready[T]) + G.task(T).GapNs)
+            << "start of task " << T;
       }
     }
   }

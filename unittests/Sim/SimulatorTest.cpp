@@ -55,9 +55,19 @@ TEST(SimulatorTest, LaunchThenSync) {
   EXPECT_EQ(R.Lanes[Gpu].NumTasks, 2u);
 }
 
-// Gaps are added after the lane predecessor (after T0 for the first task),
-// but do not delay a task past a later edge predecessor.
-TEST(SimulatorTest, GapsFollowTheLanePredecessor) {
+// A gap counts from when its task became ready: after the lane predecessor
+// (T0 for the first task) and after every start predecessor, whichever ends
+// last. Hand-computed with T0 = 100 (a's recorded start):
+//   a = T0 + 5 = 105, ends 115; b = 115 + 3 = 118, ends 122;
+//   c = 122 + 2 = 124, ends 125; x = 100, ends 140; y = 140, ends 144.
+//   d: lane free at 125, x ends at 140, so 140 + 2 = 142, ends 143. (The rule
+//      before gaps counted from the lane's end gave max(125 + 2, 140) = 140.)
+//   e: lane free at 143, y ends at 144, so 144 + 5 = 149, ends 150. y ends
+//      inside the gap that would follow d; max(143 + 5, 144) = 148 was the
+//      old answer, which let the gap overlap the wait for y.
+//   f: its edge predecessor a ended long before its lane did: 150 + 1 = 151.
+// Both engines must agree on it.
+TEST(SimulatorTest, GapsCountFromWhenTheTaskIsReady) {
   Graph G;
   LaneId Cpu = addLane(G, "cpu", LaneKind::CpuThread);
   LaneId Other = addLane(G, "cpu2", LaneKind::CpuThread);
@@ -65,17 +75,30 @@ TEST(SimulatorTest, GapsFollowTheLanePredecessor) {
   TaskId B = addTask(G, Cpu, "b", 118, 4, TaskKind::CpuOp, 3);
   TaskId C = addTask(G, Cpu, "c", 124, 1, TaskKind::CpuOp, 2);
   TaskId X = addTask(G, Other, "x", 101, 40);
+  TaskId Y = addTask(G, Other, "y", 141, 4);
   TaskId D = addTask(G, Cpu, "d", 200, 1, TaskKind::CpuOp, 2);
+  TaskId E = addTask(G, Cpu, "e", 210, 1, TaskKind::CpuOp, 5);
+  TaskId F = addTask(G, Cpu, "f", 220, 1, TaskKind::CpuOp, 1);
   G.addEdge(X, D, EdgeKind::Data);
+  G.addEdge(Y, E, EdgeKind::ProgramOrder);
+  G.addEdge(A, F, EdgeKind::Data);
 
-  SimResult R = sim(G);
-  EXPECT_EQ(R.OriginNs, 100);
-  EXPECT_TIMES(R, A, 105, 115); // T0 + gap.
-  EXPECT_TIMES(R, B, 118, 122);
-  EXPECT_TIMES(R, C, 124, 125);
-  EXPECT_TIMES(R, X, 100, 140);
-  EXPECT_TIMES(R, D, 140, 141); // max(125 + 2, 140).
-  EXPECT_EQ(R.MakespanNs, 41);
+  for (bool Force : {false, true}) {
+    SCOPED_TRACE(Force ? "event-driven" : "linear");
+    SimOptions Opts;
+    Opts.ForceEventDriven = Force;
+    SimResult R = sim(G, Opts);
+    EXPECT_EQ(R.OriginNs, 100);
+    EXPECT_TIMES(R, A, 105, 115); // T0 + gap.
+    EXPECT_TIMES(R, B, 118, 122);
+    EXPECT_TIMES(R, C, 124, 125);
+    EXPECT_TIMES(R, X, 100, 140);
+    EXPECT_TIMES(R, Y, 140, 144);
+    EXPECT_TIMES(R, D, 142, 143); // max(125, 140) + 2.
+    EXPECT_TIMES(R, E, 149, 150); // max(143, 144) + 5.
+    EXPECT_TIMES(R, F, 151, 152); // max(150, 115) + 1.
+    EXPECT_EQ(R.MakespanNs, 52);
+  }
 }
 
 // Two streams overlap; a cross-stream edge (an event wait) delays only the
@@ -186,16 +209,20 @@ TEST(SimulatorTest, IterationEdgeCases) {
   G.iterationsMut() = {{50, -1, G.intern("gpu-only")}};
 
   SimResult R = sim(G);
-  EXPECT_TIMES(R, K, 20, 27); // max(T0 + 20, 10).
+  // k is ready when setup ends (10, after the lane's T0 = 0) and starts its
+  // 20 ns gap after that: max(0, 10) + 20 = 30, ends 37. (Counting the gap
+  // from the lane's T0 gave max(0 + 20, 10) = 20.)
+  EXPECT_TIMES(R, K, 30, 37);
   ASSERT_EQ(R.Iterations.size(), 1u);
-  EXPECT_EQ(R.Iterations[0].PredictedStartNs, 20);
-  EXPECT_EQ(R.Iterations[0].PredictedNs, 7);
+  EXPECT_EQ(R.Iterations[0].PredictedStartNs, 30);
+  EXPECT_EQ(R.Iterations[0].PredictedNs, 7); // To its last end, 37.
 }
 
 // A GPU stream whose order is left to the policy. The CPU launches a (long),
 // b and c (short) 2 ns apart; a runs alone, and when it ends at 12 both b and
 // c wait. Recorded order runs b then c; shortest-first runs c then b.
-// c's 1 ns gap counts from when the lane fell free.
+// c's 1 ns gap counts from when the lane picks it: c has been ready since 6,
+// so that is when the lane falls free (17, or 12 under shortest-first).
 class PriorityLaneTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -235,6 +262,34 @@ TEST_F(PriorityLaneTest, ShortestFirst) {
   EXPECT_TIMES(R, C, 13, 14);
   EXPECT_TIMES(R, B, 14, 19);
   EXPECT_EQ(R.MakespanNs, 19);
+}
+
+// On a ByPriority lane a gap counts from the pick, which for a task that
+// becomes ready while the lane idles is when it became ready: a ends at 4 and
+// the lane idles until b's launch ends at 10, so b starts at
+// max(10, 10, 4) + 3 = 13 and ends 15. (Counting the gap from the lane's end
+// gave max(10, 4 + 3) = 10.) The lane is held through the gap: c, ready at
+// 11, waits for b's end and starts at max(15, 11, 15) + 0 = 15.
+TEST(SimulatorTest, PriorityLaneGapCountsFromThePick) {
+  Graph G;
+  LaneId Gpu = addLane(G, "gpu", LaneKind::GpuStream, LaneOrder::ByPriority);
+  LaneId Cpu = addLane(G, "cpu", LaneKind::CpuThread);
+  TaskId A = addTask(G, Gpu, "a", 0, 4);
+  TaskId B = addTask(G, Gpu, "b", 13, 2, TaskKind::Kernel, 3);
+  TaskId C = addTask(G, Gpu, "c", 15, 1, TaskKind::Kernel);
+  TaskId LB = addTask(G, Cpu, "launch-b", 0, 10);
+  TaskId LC = addTask(G, Cpu, "launch-c", 10, 1);
+  G.addEdge(LB, B, EdgeKind::Launch);
+  G.addEdge(LC, C, EdgeKind::Launch);
+
+  SimResult R = sim(G);
+  EXPECT_TIMES(R, A, 0, 4);
+  EXPECT_TIMES(R, LB, 0, 10);
+  EXPECT_TIMES(R, LC, 10, 11);
+  EXPECT_TIMES(R, B, 13, 15);
+  EXPECT_TIMES(R, C, 15, 16);
+  EXPECT_EQ(R.Lanes[Gpu].BusyNs, 4 + 2 + 1);
+  EXPECT_EQ(R.MakespanNs, 16);
 }
 
 // At one instant, every task that ends is seen before an idle lane picks.
@@ -277,6 +332,30 @@ TEST(SimulatorTest, PriorityLaneIgnoresListOrder) {
   SimResult R = sim(G);
   EXPECT_TIMES(R, B, 0, 3);
   EXPECT_TIMES(R, A, 3, 7);
+}
+
+// The last iteration ends with its last CPU task: GPU work still running
+// after the step's CPU side ended is not part of the recorded step, nor is
+// CPU work after the step's recorded end.
+TEST(SimulatorTest, LastIterationEndsWithItsCpuWork) {
+  Graph G;
+  LaneId Cpu = addLane(G, "cpu", LaneKind::CpuThread);
+  LaneId Gpu = addLane(G, "gpu", LaneKind::GpuStream);
+  TaskId L = addTask(G, Cpu, "launch", 0, 10);
+  TaskId End = addTask(G, Cpu, "step end", 30, 0, TaskKind::Marker, 20);
+  TaskId K = addTask(G, Gpu, "k", 10, 500, TaskKind::Kernel);
+  G.addEdge(L, K, EdgeKind::Launch);
+  // After the step: a synchronize at profiler shutdown, in no iteration.
+  TaskId Stop = addTask(G, Cpu, "cudaDeviceSynchronize", 40, 1, TaskKind::Sync);
+  G.addEdge(K, Stop, EdgeKind::Sync);
+  G.iterationsMut().push_back(Iteration{0, 30, G.intern("step")});
+  SimResult R = sim(G);
+  EXPECT_TIMES(R, Stop, 30, 510);
+  EXPECT_TIMES(R, End, 30, 30); // 10 + gap 20
+  EXPECT_TIMES(R, K, 10, 510);
+  ASSERT_EQ(R.Iterations.size(), 1u);
+  EXPECT_EQ(R.Iterations[0].PredictedNs, 30);
+  EXPECT_EQ(R.MakespanNs, 510);
 }
 
 TEST(SimulatorTest, EmptyGraph) {

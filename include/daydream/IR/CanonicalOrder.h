@@ -35,9 +35,18 @@ struct CanonicalOrder {
 /// the message names the tasks on one cycle.
 llvm::Expected<CanonicalOrder> computeCanonicalOrder(const Graph &G);
 
+/// Returns the tasks on one dependency cycle, in dependency order and
+/// starting at the smallest id, or an empty vector if \p G is acyclic.
+std::vector<TaskId> findCycle(const Graph &G);
+
 /// Returns the live edges of \p G renumbered through \p C, deduplicated and
 /// sorted by (source, destination, kind): the order both forms write them in.
 std::vector<Edge> canonicalEdges(const Graph &G, const CanonicalOrder &C);
+
+/// Returns the memory events of \p G stably sorted by time: the order both
+/// forms write them in, so that it does not depend on the order importers or
+/// passes added them in, yet events at one time keep their relative order.
+std::vector<MemoryEvent> canonicalMemoryEvents(const Graph &G);
 
 } // namespace dd
 

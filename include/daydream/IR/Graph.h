@@ -1,10 +1,11 @@
 //===- Graph.h - The in-memory trace graph ---------------------*- C++ -*-===//
 //
-// A trace graph: tasks on lanes, typed dependency edges between tasks, and the
-// layers, iterations and device metadata they refer to. Everything lives in
-// flat arrays indexed by stable ids. Removing a task only marks it dead and
-// unlinks it from its lane, and adding one appends it, so both are O(1);
-// writers compact the arrays into the canonical order (see CanonicalOrder.h).
+// A trace graph: tasks on lanes, typed dependency edges between tasks, the
+// layers, iterations and device metadata they refer to, and the allocator's
+// memory events beside them. Everything lives in flat arrays indexed by
+// stable ids. Removing a task only marks it dead and unlinks it from its
+// lane, and adding one appends it, so both are O(1); writers compact the
+// arrays into the canonical order (see CanonicalOrder.h).
 //
 // Order on a lane is a doubly linked list threaded through the task arrays,
 // so tasks can be inserted anywhere on a lane in O(1). Edges touching a dead
@@ -58,6 +59,13 @@ public:
   llvm::ArrayRef<Iteration> iterations() const { return Iterations; }
   std::vector<Iteration> &iterationsMut() { return Iterations; }
 
+  //===--- Memory events -------------------------------------------------===//
+  /// In the order added. Writers sort them by time (canonicalMemoryEvents()
+  /// in CanonicalOrder.h); a graph read from a file is already sorted.
+  llvm::ArrayRef<MemoryEvent> memoryEvents() const { return MemoryEvents; }
+  void addMemoryEvent(const MemoryEvent &E) { MemoryEvents.push_back(E); }
+  void reserveMemoryEvents(size_t N) { MemoryEvents.reserve(N); }
+
   //===--- Tasks ---------------------------------------------------------===//
   /// Number of task slots, live or dead: valid TaskIds are below this.
   size_t numTaskSlots() const { return Tasks.size(); }
@@ -106,6 +114,8 @@ public:
   void addEdge(TaskId Src, TaskId Dst, EdgeKind K) {
     Edges.push_back(Edge{Src, Dst, K});
   }
+  /// Drops every edge (importers rebuild edges when breaking cycles).
+  void clearEdges() { Edges.clear(); }
   /// Number of live edges. O(E).
   size_t countLiveEdges() const;
 
@@ -142,6 +152,7 @@ private:
   std::vector<TaskAttrs> Attrs;
   std::vector<TaskNote> Notes;
   std::vector<Edge> Edges;
+  std::vector<MemoryEvent> MemoryEvents;
 
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> Buffers;
 };

@@ -147,6 +147,26 @@ struct Iteration {
   StrId Name = NoId;
 };
 
+/// An allocation (Bytes > 0) or free (Bytes < 0) at TimeNs, with the
+/// allocator's running totals after it. Kept beside the tasks rather than as
+/// tasks: it takes no time and orders nothing, so it has no place in the
+/// dependency graph, only on the timeline.
+struct MemoryEvent {
+  int64_t TimeNs = 0;
+  int64_t Bytes = 0;
+  /// Running totals after the event, -1 if unknown.
+  int64_t TotalAllocated = -1;
+  int64_t TotalReserved = -1;
+  uint64_t Address = 0;
+  /// The CPU thread lane that allocated, or NoId if unknown.
+  LaneId Lane = NoId;
+  /// -1 for host memory.
+  int32_t Device = -1;
+
+  bool operator==(const MemoryEvent &O) const;
+  bool operator!=(const MemoryEvent &O) const { return !(*this == O); }
+};
+
 /// A GPU (or other accelerator) the trace ran on. Zero means "not known".
 struct Device {
   int32_t Index = 0;

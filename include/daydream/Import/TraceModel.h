@@ -105,7 +105,7 @@ struct SyncRecord {
 };
 
 /// An allocation (Bytes > 0) or free (Bytes < 0).
-struct MemoryEvent {
+struct MemoryRecord {
   int64_t TimeNs = 0;
   int64_t Bytes = 0;
   int64_t TotalAllocated = -1;
@@ -133,7 +133,7 @@ struct TraceModel {
   std::vector<ApiCall> Calls;
   std::vector<GpuActivity> Activities;
   std::vector<SyncRecord> Syncs;
-  std::vector<MemoryEvent> Memory;
+  std::vector<MemoryRecord> Memory;
   ImportStats Stats;
 
   /// Index of thread (Pid, Tid), adding it if new. O(1) amortized.

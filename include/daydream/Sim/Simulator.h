@@ -16,18 +16,27 @@
 // which is finish-to-finish).
 //
 // InOrder lanes run their tasks one at a time in lane-list order:
-//   start(t) = max(free(t) + GapNs(t), max over start preds p of end(p))
+//   start(t) = max(free(t), max over start preds p of end(p)) + GapNs(t)
 //   end(t)   = max(start(t) + DurationNs(t), max over end preds p of end(p))
 // where free(t) is the end of t's predecessor on the lane, or T0 for the
-// lane's first task. The second term of end(t) says that a synchronizing call
-// cannot return before the GPU work it waits for; the time it spends blocked
-// counts as busy time of its lane.
+// lane's first task. The gap counts from when the task became ready, not
+// from when its lane fell free: it is untraced work the task's thread did
+// after its last wait (for the lane, another thread or a synchronization),
+// so an importer sets it to the recorded start minus the latest recorded end
+// among the lane predecessor and the start predecessors. A replay without a
+// pass then reproduces the recorded start, and moving a predecessor earlier
+// moves the task earlier by as much. The second term of end(t) says that a
+// synchronizing call cannot return before the GPU work it waits for; the time
+// it spends blocked counts as busy time of its lane.
 //
 // ByPriority lanes also run one task at a time, but not in list order. A task
-// on one is ready once all its start predecessors have ended. Whenever the
-// lane is idle and has ready tasks it starts the one the SchedulingPolicy
-// ranks first (lowest priority, then lowest TaskId) at
-// max(now, lane-free time + GapNs(task)), and stays busy until that task's
+// on one is ready at ready(t) = max over start preds p of end(p) (T0 if it
+// has none). Whenever the lane is idle and has ready tasks it picks the one
+// the SchedulingPolicy ranks first (lowest priority, then lowest TaskId); a
+// task picked at time now starts at
+//   max(now, ready(t), lane-free time) + GapNs(t)
+// (in effect now + GapNs(t): a pick happens only once the task is ready and
+// the lane free), and the lane stays busy from the pick until the task's
 // end(t), computed as above. All tasks that end at one instant are processed
 // before any idle lane picks its next task at that instant, so the pick does
 // not depend on the order in which simultaneous ends were recorded. List
@@ -37,12 +46,17 @@
 //
 // Iterations. Graph::iterations() are named ranges of the recorded trace. A
 // live task belongs to the last iteration (by StartNs) whose StartNs is <= the
-// task's recorded StartNs; tasks before the first belong to none. An
+// task's recorded StartNs; tasks before the first belong to none, and so do
+// tasks on CpuThread lanes that start after the iteration's recorded end
+// (StartNs + MeasuredNs, where measured). An
 // iteration's predicted start is the smallest simulated start of its members
 // on CpuThread lanes (of all its members if none is on a CPU thread). Its
 // predicted duration runs to the predicted start of the next iteration that
 // has members, or, for the last such one, to the largest simulated end of its
-// own members. An iteration without members is predicted as -1.
+// own members on CpuThread lanes (of all its members if none is on a CPU
+// thread): iterations are CPU-side ranges, and GPU work that spills past the
+// last one's CPU end is not part of its recorded duration. An iteration
+// without members is predicted as -1.
 //
 // Two engines implement this. Without ByPriority lanes every start and end
 // follows from its predecessors', so one pass over a topological order (the

@@ -10,6 +10,7 @@
 
 namespace dd {
 
+int ddImportMain(int Argc, char **Argv);
 int ddOptMain(int Argc, char **Argv);
 int ddSimMain(int Argc, char **Argv);
 

@@ -1,0 +1,44 @@
+//===- Importer.h - Any supported trace to a graph --------------*- C++ -*-===//
+//
+// The entry point dd-import and tests use: load a file (or stdin), tell its
+// format from its content (Kineto JSON, gzipped or not, or an Nsight Systems
+// SQLite export), run that format's front-end and the common lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_IMPORT_IMPORTER_H
+#define DAYDREAM_IMPORT_IMPORTER_H
+
+#include "daydream/IR/Graph.h"
+#include "daydream/Import/KinetoReader.h"
+#include "daydream/Import/Lowering.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace dd::import {
+
+struct ImportOptions {
+  KinetoOptions Kineto;
+  LoweringOptions Lowering;
+};
+
+struct ImportResult {
+  Graph G;
+  /// "kineto" or "nsys".
+  std::string Format;
+  uint64_t InputBytes = 0; ///< as stored (compressed size for .gz)
+  uint64_t TextBytes = 0;  ///< after decompression
+  ImportStats Read;
+  LoweringStats Lowered;
+};
+
+/// Imports \p Path ("-" for stdin). Errors are prefixed with the input name.
+llvm::Expected<ImportResult> importTrace(llvm::StringRef Path,
+                                         const ImportOptions &Opts,
+                                         ProgressFn Progress = nullptr);
+
+} // namespace dd::import
+
+#endif // DAYDREAM_IMPORT_IMPORTER_H

@@ -1,0 +1,89 @@
+//===- InputFile.h - Trace bytes, decompressed and padded -------*- C++ -*-===//
+//
+// Every importer starts from the bytes of one input: a file or stdin, gunzipped
+// when it starts with the gzip magic (Kineto traces are usually stored as
+// .json.gz), and followed by zero padding so that vectorized parsers such as
+// simdjson may read a few bytes past the end without a copy. The format of the
+// bytes is told by their content, never by the file name, because traces are
+// renamed and piped.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_IMPORT_INPUTFILE_H
+#define DAYDREAM_IMPORT_INPUTFILE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace dd::import {
+
+/// Zero bytes that follow the data of every PaddedBuffer: simdjson needs 64
+/// (SIMDJSON_PADDING; KinetoReader.cpp checks the two agree).
+constexpr size_t InputPadding = 64;
+
+/// A byte buffer followed by InputPadding zero bytes.
+class PaddedBuffer {
+public:
+  PaddedBuffer() = default;
+  /// A copy of \p Bytes.
+  explicit PaddedBuffer(llvm::StringRef Bytes);
+
+  const char *data() const { return Data.get(); }
+  char *data() { return Data.get(); }
+  size_t size() const { return Size; }
+  size_t capacity() const { return Capacity; }
+  llvm::StringRef str() const { return {Data.get(), Size}; }
+
+  /// Makes room for at least \p N bytes, keeping the content.
+  void reserve(size_t N);
+  /// Sets the size to \p N <= capacity() and zeroes the padding after it.
+  void setSize(size_t N);
+
+private:
+  std::unique_ptr<char[]> Data;
+  size_t Size = 0;
+  size_t Capacity = 0; ///< bytes usable before the padding
+};
+
+/// The bytes of one input, decompressed.
+struct InputFile {
+  /// The path as given, or "<stdin>"; it prefixes every error message.
+  std::string Name;
+  /// The content, gunzipped if it was gzip.
+  PaddedBuffer Bytes;
+  /// The size as stored, before decompression.
+  uint64_t StoredSize = 0;
+  bool WasGzip = false;
+};
+
+/// Reads \p Path ("-" for stdin) and gunzips it if it is gzip (by its magic
+/// bytes 1f 8b, whatever the file is called).
+llvm::Expected<InputFile> loadInputFile(llvm::StringRef Path);
+
+/// Makes an InputFile named \p Name from bytes already in memory (tests,
+/// fuzzers), gunzipping them if they are gzip.
+llvm::Expected<InputFile> makeInputFile(llvm::StringRef Name,
+                                        llvm::StringRef Stored);
+
+/// True if \p Bytes start with the gzip magic.
+bool isGzip(llvm::StringRef Bytes);
+
+/// Decompresses one or more concatenated gzip members into \p Out.
+/// Errors say "truncated gzip stream" or "corrupt gzip stream: <zlib's
+/// reason>"; the caller prefixes the input's name.
+llvm::Error gunzip(llvm::StringRef Compressed, PaddedBuffer &Out);
+
+enum class InputFormat { KinetoJson, NsysSqlite, Unknown };
+
+/// Tells the format of decompressed bytes by their content: the SQLite
+/// header for an Nsight Systems export, '{' or '[' (after blanks and a UTF-8
+/// byte order mark) for a Kineto / Chrome trace.
+InputFormat detectFormat(llvm::StringRef Bytes);
+
+} // namespace dd::import
+
+#endif // DAYDREAM_IMPORT_INPUTFILE_H

@@ -1,0 +1,82 @@
+//===- Lowering.h - From trace events to a dependency graph -----*- C++ -*-===//
+//
+// The one place where dependencies are decided, whatever the trace format
+// (Daydream, section 3, and the rules in docs/Import.md):
+//   - program order on each CPU thread and stream order on each GPU stream
+//     are lane order;
+//   - a launch edge from each runtime call to the GPU work it launched, by
+//     correlation id;
+//   - sync edges into synchronizing calls (device, stream and event
+//     synchronize, blocking copies) from the GPU work they waited for;
+//   - cross-stream edges from cudaStreamWaitEvent records, or inferred from
+//     timing where the trace has none;
+//   - cross-thread edges where a thread resumed right after another thread's
+//     work (the autograd thread and the main thread hand over this way);
+//   - untraced CPU time as each CPU task's gap, counted from when the task
+//     became ready, so a replay with no pass reproduces the trace;
+//   - layers from the CPU op and annotation ranges enclosing each call, and
+//     phases (forward, backward, optimizer) from their names and threads;
+//   - iterations from ProfilerStep ranges, with a marker task at each start.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_IMPORT_LOWERING_H
+#define DAYDREAM_IMPORT_LOWERING_H
+
+#include "daydream/IR/Graph.h"
+#include "daydream/Import/TraceModel.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace dd::import {
+
+struct LoweringOptions {
+  /// Add sync edges into synchronizing calls. Off only to show what they
+  /// contribute (docs/Accuracy.md): the calls still get their modelled
+  /// durations, what is left of them once the work they waited for ended,
+  /// but nothing makes them wait.
+  bool SyncEdges = true;
+  /// Add cross-stream edges (recorded or inferred). Off only for the same
+  /// ablation.
+  bool CrossStreamEdges = true;
+  /// Infer cross-stream and cross-thread edges from timing where the trace
+  /// records none.
+  bool InferDependencies = true;
+  /// How close (ns) an end must be to a start to count as its cause when
+  /// inferring.
+  int64_t InferToleranceNs = 5000;
+  /// A CPU task whose thread was idle at least this long (ns) before it is
+  /// checked for a cross-thread cause.
+  int64_t ThreadIdleNs = 50000;
+  /// A call whose GPU work started at least this long (ns) before the call
+  /// returned is split in two where the work started, so the work can start
+  /// before the call ends (a pageable copy is staged while the call runs).
+  int64_t SplitCallNs = 10000;
+};
+
+/// What the lowering did, for the importer's summary line and for tests.
+struct LoweringStats {
+  uint64_t Tasks = 0, Edges = 0, Lanes = 0, Iterations = 0;
+  uint64_t LaunchEdges = 0, SyncEdges = 0, CrossStreamEdges = 0;
+  uint64_t InferredCrossStream = 0, InferredCrossThread = 0;
+  uint64_t UnmatchedActivities = 0;   ///< GPU work with no launching call
+  uint64_t DuplicateCorrelations = 0; ///< calls sharing a correlation id
+  uint64_t NestedCalls = 0;           ///< calls inside calls, merged
+  uint64_t SplitCalls = 0;            ///< calls split where their work began
+  uint64_t OverlappingTasks = 0;      ///< tasks overlapping their lane predecessor
+  uint64_t CyclesBroken = 0;          ///< edges dropped to break cycles
+  /// What was dropped to break cycles (the first few).
+  std::vector<std::string> CycleNotes;
+};
+
+/// Lowers \p M into a graph. Consumes the model (its strings move into the
+/// graph). Errors only when the trace has nothing to lower.
+llvm::Expected<Graph> lowerTrace(TraceModel &&M, const LoweringOptions &Opts,
+                                 LoweringStats &Stats);
+
+} // namespace dd::import
+
+#endif // DAYDREAM_IMPORT_LOWERING_H

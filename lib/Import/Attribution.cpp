@@ -1,0 +1,128 @@
+//===- Attribution.cpp - Layers and phases of API calls -------------------===//
+//
+// Every call is attributed to the innermost CPU op or annotation on its
+// thread that contains it in time (the trace's "External id" is not
+// reliable: in some real traces it equals the correlation id). The chain of
+// enclosing ranges becomes the call's layer: one Layer per distinct
+// (parent, name) path, so repeated iterations share their layers. Phases
+// come from well-known range names and from the autograd thread:
+//   autograd::engine::evaluate_function...  -> backward (and its thread)
+//   Optimizer.step#..., Optimizer.zero_grad#... -> optimizer
+//   "## forward ##" / "## backward ##" annotations -> forward / backward
+//   anything else inside a ProfilerStep -> forward, outside -> other.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringContext.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+#include <algorithm>
+
+using namespace dd;
+using namespace dd::import;
+using namespace dd::import::lowering;
+
+namespace {
+
+/// The phase a range's name implies, or \p Inherited.
+Phase phaseOfRange(llvm::StringRef Name, Phase Inherited) {
+  if (Name.startswith("autograd::engine::evaluate_function") ||
+      Name.startswith("## backward"))
+    return Phase::Backward;
+  if (Name.startswith("Optimizer."))
+    return Phase::Optimizer;
+  if (Name.startswith("## forward"))
+    return Phase::Forward;
+  return Inherited;
+}
+
+/// Step windows, sorted, for "is this time inside an iteration?".
+class StepWindows {
+public:
+  explicit StepWindows(const std::vector<CpuRange> &Ranges) {
+    for (const CpuRange &R : Ranges)
+      if (R.Kind == RangeKind::Step)
+        Windows.push_back({R.StartNs, R.EndNs});
+    std::sort(Windows.begin(), Windows.end());
+  }
+  bool contains(int64_t T) const {
+    auto It = std::upper_bound(Windows.begin(), Windows.end(),
+                               std::make_pair(T, INT64_MAX));
+    return It != Windows.begin() && T < std::prev(It)->second;
+  }
+
+private:
+  std::vector<std::pair<int64_t, int64_t>> Windows;
+};
+
+struct OpenRange {
+  int64_t EndNs;
+  LayerId Layer;
+  Phase Ph;
+};
+
+} // namespace
+
+void lowering::attributeCalls(Context &C) {
+  TraceModel &M = C.M;
+  StepWindows Steps(M.Ranges);
+  llvm::DenseSet<uint32_t> AutogradThreads;
+  for (const CpuRange &R : M.Ranges)
+    if (M.Strings.get(R.Name).startswith("autograd::engine::evaluate_function"))
+      AutogradThreads.insert(R.Thread);
+  auto BasePhase = [&](uint32_t Thread, int64_t T) {
+    if (AutogradThreads.count(Thread))
+      return Phase::Backward;
+    return Steps.contains(T) ? Phase::Forward : Phase::Other;
+  };
+
+  llvm::DenseMap<std::pair<LayerId, StrId>, LayerId> LayerIds;
+  auto LayerFor = [&](LayerId Parent, StrId Name) {
+    auto [It, New] = LayerIds.try_emplace({Parent, Name}, C.G.numLayers());
+    if (New)
+      C.G.addLayer(Layer{Name, Parent});
+    return It->second;
+  };
+
+  C.CallLayer.assign(M.Calls.size(), NoId);
+  C.CallPhase.assign(M.Calls.size(), Phase::Other);
+  std::vector<OpenRange> Stack;
+  size_t R = 0;
+  uint32_t Thread = NoId;
+  for (uint32_t I = 0; I != M.Calls.size(); ++I) {
+    if (C.CallRoot[I] != I)
+      continue;
+    const ApiCall &Call = M.Calls[I];
+    if (Call.Thread != Thread) {
+      Thread = Call.Thread;
+      Stack.clear();
+      while (R < M.Ranges.size() && M.Ranges[R].Thread < Thread)
+        ++R;
+    }
+    // Open every range of this thread that starts before the call.
+    for (; R < M.Ranges.size() && M.Ranges[R].Thread == Thread &&
+           M.Ranges[R].StartNs <= Call.StartNs;
+         ++R) {
+      const CpuRange &Rg = M.Ranges[R];
+      while (!Stack.empty() && Stack.back().EndNs <= Rg.StartNs)
+        Stack.pop_back();
+      if (Rg.Kind == RangeKind::Step)
+        continue; // an iteration, not a layer
+      LayerId Parent = Stack.empty() ? NoId : Stack.back().Layer;
+      Phase Inherited = Stack.empty() ? BasePhase(Thread, Rg.StartNs)
+                                      : Stack.back().Ph;
+      Stack.push_back(OpenRange{Rg.EndNs, LayerFor(Parent, Rg.Name),
+                                phaseOfRange(M.Strings.get(Rg.Name),
+                                             Inherited)});
+    }
+    while (!Stack.empty() && Stack.back().EndNs < Call.EndNs)
+      Stack.pop_back();
+    if (Stack.empty()) {
+      C.CallPhase[I] = BasePhase(Thread, Call.StartNs);
+    } else {
+      C.CallLayer[I] = Stack.back().Layer;
+      C.CallPhase[I] = Stack.back().Ph;
+    }
+  }
+}

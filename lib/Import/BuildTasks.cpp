@@ -1,0 +1,281 @@
+//===- BuildTasks.cpp - Lanes, tasks and iterations from events -----------===//
+//
+// One lane per CPU thread that made API calls (or ran ProfilerSteps) and one
+// per GPU stream that ran work. Tasks are created in order of recorded start
+// across all lanes, so task ids are close to a topological order and the
+// canonical order costs little. Each ProfilerStep becomes an iteration with
+// its measured duration and a zero-length marker task at its start on its
+// thread, which anchors the iteration's predicted start (and one at its end
+// where no step follows at once, which anchors the predicted end).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringContext.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+#include <algorithm>
+
+using namespace dd;
+using namespace dd::import;
+using namespace dd::import::lowering;
+
+namespace {
+
+enum class ItemKind : uint8_t { Marker, Call, Activity };
+
+struct Item {
+  int64_t StartNs;
+  ItemKind Kind;
+  uint32_t Index;
+};
+
+TaskKind taskKindOf(ApiKind K) {
+  switch (K) {
+  case ApiKind::DeviceSync:
+  case ApiKind::StreamSync:
+  case ApiKind::EventSync:
+    return TaskKind::Sync;
+  default:
+    return TaskKind::Runtime;
+  }
+}
+
+int32_t rankOf(const Metadata &Meta) {
+  return Meta.Ranks.empty() ? -1 : Meta.Ranks.front().Rank;
+}
+
+} // namespace
+
+void lowering::buildTasks(Context &C) {
+  TraceModel &M = C.M;
+  Graph &G = C.G;
+
+  // Iterations: distinct ProfilerStep ranges, in time order.
+  std::vector<uint32_t> Steps;
+  {
+    llvm::DenseSet<std::pair<int64_t, StrId>> Seen;
+    for (uint32_t R = 0; R != M.Ranges.size(); ++R)
+      if (M.Ranges[R].Kind == RangeKind::Step &&
+          Seen.insert({M.Ranges[R].StartNs, M.Ranges[R].Name}).second)
+        Steps.push_back(R);
+    std::stable_sort(Steps.begin(), Steps.end(), [&](uint32_t A, uint32_t B) {
+      return M.Ranges[A].StartNs < M.Ranges[B].StartNs;
+    });
+  }
+
+  // Lanes.
+  std::vector<LaneId> ThreadLane(M.Threads.size(), NoId);
+  auto NeedThread = [&](uint32_t T) {
+    if (ThreadLane[T] != NoId)
+      return;
+    const ThreadInfo &Th = M.Threads[T];
+    Lane L;
+    L.NativeId = Th.Tid;
+    L.Name = Th.Name != NoId
+                 ? Th.Name
+                 : M.Strings.intern("thread " + std::to_string(Th.Tid));
+    L.Rank = rankOf(M.Meta);
+    L.Kind = LaneKind::CpuThread;
+    ThreadLane[T] = G.addLane(L);
+  };
+  // Lanes are numbered by thread, then stream, not by first use, so that
+  // the graph does not depend on event order.
+  std::vector<char> ThreadUsed(M.Threads.size(), 0);
+  for (uint32_t I = 0; I != M.Calls.size(); ++I)
+    if (C.CallRoot[I] == I)
+      ThreadUsed[M.Calls[I].Thread] = 1;
+  for (uint32_t R : Steps)
+    ThreadUsed[M.Ranges[R].Thread] = 1;
+  for (uint32_t T = 0; T != M.Threads.size(); ++T)
+    if (ThreadUsed[T])
+      NeedThread(T);
+  std::vector<LaneId> StreamLane(M.Streams.size(), NoId);
+  for (uint32_t S = 0; S != M.Streams.size(); ++S) {
+    if (C.StreamActivities[S].empty())
+      continue;
+    const StreamInfo &St = M.Streams[S];
+    Lane L;
+    L.NativeId = St.Stream;
+    L.Name = St.Name != NoId
+                 ? St.Name
+                 : M.Strings.intern("stream " + std::to_string(St.Stream));
+    L.Rank = rankOf(M.Meta);
+    L.Device = St.Device;
+    L.Kind = LaneKind::GpuStream;
+    StreamLane[S] = G.addLane(L);
+  }
+
+  // Everything that becomes a task, in order of recorded start.
+  std::vector<Item> Items;
+  Items.reserve(M.Calls.size() + M.Activities.size() + Steps.size());
+  // A step gets a marker at its start, and one at its end unless the next
+  // step starts right there: the end marker anchors the predicted end of the
+  // last iteration (and of any followed by a pause).
+  std::vector<uint32_t> EndMarkers;
+  llvm::DenseSet<int64_t> StepStarts;
+  for (uint32_t R : Steps) {
+    Items.push_back(Item{M.Ranges[R].StartNs, ItemKind::Marker, R});
+    StepStarts.insert(M.Ranges[R].StartNs);
+  }
+  for (uint32_t R : Steps)
+    if (!StepStarts.count(M.Ranges[R].EndNs)) {
+      Items.push_back(Item{M.Ranges[R].EndNs, ItemKind::Marker,
+                           uint32_t(M.Ranges.size() + EndMarkers.size())});
+      EndMarkers.push_back(R);
+    }
+  for (uint32_t I = 0; I != M.Calls.size(); ++I)
+    if (C.CallRoot[I] == I)
+      Items.push_back(Item{M.Calls[I].StartNs, ItemKind::Call, I});
+  for (uint32_t A = 0; A != M.Activities.size(); ++A)
+    Items.push_back(Item{M.Activities[A].StartNs, ItemKind::Activity, A});
+  std::stable_sort(Items.begin(), Items.end(),
+                   [](const Item &A, const Item &B) {
+                     return std::make_pair(A.StartNs, A.Kind) <
+                            std::make_pair(B.StartNs, B.Kind);
+                   });
+  C.T0 = Items.empty() ? 0 : Items.front().StartNs;
+
+  // The first GPU work each call launched, to split calls whose work began
+  // well before they returned.
+  std::vector<uint32_t> FirstWork(M.Calls.size(), NoId);
+  for (uint32_t A = 0; A != M.Activities.size(); ++A) {
+    uint32_t Call = C.ActivityCall[A];
+    if (Call != NoId && (FirstWork[Call] == NoId ||
+                         M.Activities[A].StartNs <
+                             M.Activities[FirstWork[Call]].StartNs))
+      FirstWork[Call] = A;
+  }
+
+  C.CallTask.assign(M.Calls.size(), NoId);
+  C.CallRest.assign(M.Calls.size(), NoId);
+  C.ActivityTask.assign(M.Activities.size(), NoId);
+  C.RecordedEnd.reserve(Items.size());
+  G.reserve(Items.size(), M.Calls.size() + 2 * M.Activities.size());
+  for (const Item &It : Items) {
+    Task T;
+    T.StartNs = It.StartNs;
+    int64_t End = It.StartNs;
+    switch (It.Kind) {
+    case ItemKind::Marker: {
+      bool IsEnd = It.Index >= M.Ranges.size();
+      const CpuRange &R =
+          M.Ranges[IsEnd ? EndMarkers[It.Index - M.Ranges.size()] : It.Index];
+      T.Name = IsEnd ? M.Strings.intern((M.Strings.get(R.Name) + " end").str())
+                     : R.Name;
+      T.Lane = ThreadLane[R.Thread];
+      T.Kind = TaskKind::Marker;
+      break;
+    }
+    case ItemKind::Call: {
+      const ApiCall &Call = M.Calls[It.Index];
+      T.Name = Call.Name;
+      T.Lane = ThreadLane[Call.Thread];
+      T.Layer = C.CallLayer[It.Index];
+      T.Phase = C.CallPhase[It.Index];
+      T.Correlation = Call.Correlation;
+      T.Kind = taskKindOf(Call.Kind);
+      End = std::max(Call.EndNs, Call.StartNs);
+      break;
+    }
+    case ItemKind::Activity: {
+      const GpuActivity &Act = M.Activities[It.Index];
+      T.Name = Act.Name;
+      T.Lane = StreamLane[Act.Stream];
+      uint32_t Call = C.ActivityCall[It.Index];
+      if (Call != NoId) {
+        T.Layer = C.CallLayer[Call];
+        T.Phase = C.CallPhase[Call];
+      }
+      T.Correlation = Act.Correlation;
+      T.Kind = Act.Kind;
+      End = std::max(Act.EndNs, Act.StartNs);
+      break;
+    }
+    }
+    T.DurationNs = End - T.StartNs;
+    TaskId Id = G.addTask(T);
+    TaskId Prev = G.prevOnLane(Id);
+    if (Prev != NoId && T.StartNs < C.RecordedEnd[Prev])
+      ++C.Stats.OverlappingTasks;
+    C.RecordedEnd.push_back(End);
+    if (It.Kind == ItemKind::Call) {
+      C.CallTask[It.Index] = Id;
+      // Split where the call's work began, if that was well before it
+      // returned: the first part launches the work, the rest follows it.
+      uint32_t Work = FirstWork[It.Index];
+      if (Work != NoId) {
+        int64_t Split = M.Activities[Work].StartNs;
+        if (Split > T.StartNs && End - Split >= C.Opts.SplitCallNs) {
+          G.task(Id).DurationNs = Split - T.StartNs;
+          C.RecordedEnd.back() = Split;
+          Task Rest = T;
+          Rest.Name = M.Strings.intern((M.Strings.get(T.Name) + " (rest)").str());
+          Rest.Correlation = 0;
+          Rest.StartNs = Split;
+          Rest.DurationNs = End - Split;
+          C.CallRest[It.Index] = G.addTask(Rest);
+          C.RecordedEnd.push_back(End);
+          ++C.Stats.SplitCalls;
+        }
+      }
+    }
+    else if (It.Kind == ItemKind::Activity) {
+      C.ActivityTask[It.Index] = Id;
+      if (M.Activities[It.Index].HasAttrs)
+        G.setAttrs(Id, M.Activities[It.Index].Attrs);
+    }
+  }
+  // Nested calls share the tasks of the call they are in.
+  for (uint32_t I = 0; I != M.Calls.size(); ++I) {
+    C.CallTask[I] = C.CallTask[C.CallRoot[I]];
+    C.CallRest[I] = C.CallRest[C.CallRoot[I]];
+  }
+
+  // Memory events go on the lane of the thread that allocated, if it has
+  // one.
+  G.reserveMemoryEvents(M.Memory.size());
+  for (const MemoryRecord &R : M.Memory) {
+    dd::MemoryEvent E;
+    E.TimeNs = R.TimeNs;
+    E.Bytes = R.Bytes;
+    E.TotalAllocated = R.TotalAllocated;
+    E.TotalReserved = R.TotalReserved;
+    E.Address = R.Address;
+    E.Device = R.Device;
+    E.Lane = R.Thread < ThreadLane.size() ? ThreadLane[R.Thread] : NoId;
+    G.addMemoryEvent(E);
+  }
+
+  for (uint32_t R : Steps)
+    G.iterationsMut().push_back(Iteration{
+        M.Ranges[R].StartNs, M.Ranges[R].EndNs - M.Ranges[R].StartNs,
+        M.Ranges[R].Name});
+  C.Stats.Iterations = Steps.size();
+}
+
+void lowering::computeGaps(Context &C) {
+  Graph &G = C.G;
+  size_t N = G.numTaskSlots();
+  // Latest recorded end among each task's start and end predecessors.
+  std::vector<int64_t> ReadyNs(N, INT64_MIN), SyncEndNs(N, INT64_MIN);
+  for (const PendingEdge &E : C.Edges) {
+    std::vector<int64_t> &V = E.Kind == EdgeKind::Sync ? SyncEndNs : ReadyNs;
+    V[E.Dst] = std::max(V[E.Dst], C.RecordedEnd[E.Src]);
+  }
+  for (TaskId T = 0; T != N; ++T) {
+    Task &Tk = G.task(T);
+    // A synchronizing call's own duration is what is left once the work it
+    // waited for ended: the simulator makes it wait as long as it must.
+    if (SyncEndNs[T] > Tk.StartNs) {
+      int64_t WaitEnd = std::min(SyncEndNs[T], C.RecordedEnd[T]);
+      Tk.DurationNs = C.RecordedEnd[T] - WaitEnd;
+    }
+    // GPU work starts when launched and its stream is free: no gap.
+    if (G.lane(Tk.Lane).Kind != LaneKind::CpuThread)
+      continue;
+    TaskId Prev = G.prevOnLane(T);
+    int64_t Free = Prev == NoId ? C.T0 : C.RecordedEnd[Prev];
+    Tk.GapNs = std::max<int64_t>(0, Tk.StartNs - std::max(Free, ReadyNs[T]));
+  }
+}

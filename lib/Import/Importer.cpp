@@ -1,0 +1,88 @@
+//===- Importer.cpp - Any supported trace to a graph ----------------------===//
+//
+// Format detection and dispatch. SQLite reads only from files, so an Nsight
+// Systems export that arrives on stdin or gzipped is written to a temporary
+// file first (and removed afterwards).
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/Import/Importer.h"
+#include "daydream/Import/InputFile.h"
+#include "daydream/Import/NsysReader.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace dd;
+using namespace dd::import;
+
+namespace {
+
+llvm::Error prefixed(llvm::StringRef Name, llvm::Error E) {
+  std::string Msg = llvm::toString(std::move(E));
+  if (llvm::StringRef(Msg).startswith((Name + ":").str()))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 Name + ": " + Msg);
+}
+
+/// Reads an SQLite export held in memory through a temporary file.
+llvm::Expected<TraceModel> readNsysBytes(const InputFile &In) {
+  llvm::SmallString<128> Tmp;
+  int FD;
+  if (std::error_code EC =
+          llvm::sys::fs::createTemporaryFile("dd-import", "sqlite", FD, Tmp))
+    return llvm::createStringError(EC, "cannot create a temporary file: %s",
+                                   EC.message().c_str());
+  llvm::FileRemover Remove(Tmp);
+  {
+    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << In.Bytes.str();
+    if (OS.has_error())
+      return llvm::createStringError(OS.error(),
+                                     "cannot write a temporary file");
+  }
+  return readNsysTrace(Tmp);
+}
+
+} // namespace
+
+llvm::Expected<ImportResult> dd::import::importTrace(llvm::StringRef Path,
+                                                     const ImportOptions &Opts,
+                                                     ProgressFn Progress) {
+  auto In = loadInputFile(Path);
+  if (!In)
+    return In.takeError();
+  ImportResult R;
+  R.InputBytes = In->StoredSize;
+  R.TextBytes = In->Bytes.size();
+
+  llvm::Expected<TraceModel> Model = llvm::createStringError(
+      llvm::inconvertibleErrorCode(), "unknown trace format");
+  switch (detectFormat(In->Bytes.str())) {
+  case InputFormat::KinetoJson:
+    R.Format = "kineto";
+    Model = readKinetoTrace(*In, Opts.Kineto, Progress);
+    break;
+  case InputFormat::NsysSqlite:
+    R.Format = "nsys";
+    Model = Path != "-" && !In->WasGzip ? readNsysTrace(Path)
+                                        : readNsysBytes(*In);
+    break;
+  case InputFormat::Unknown:
+    return prefixed(In->Name,
+                    llvm::createStringError(
+                        llvm::inconvertibleErrorCode(),
+                        "unknown trace format (expected PyTorch profiler "
+                        "JSON or an Nsight Systems SQLite export)"));
+  }
+  if (!Model)
+    return prefixed(In->Name, Model.takeError());
+  R.Read = Model->Stats;
+  auto G = lowerTrace(std::move(*Model), Opts.Lowering, R.Lowered);
+  if (!G)
+    return prefixed(In->Name, G.takeError());
+  R.G = std::move(*G);
+  return std::move(R);
+}

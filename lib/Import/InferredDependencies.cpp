@@ -1,0 +1,130 @@
+//===- InferredDependencies.cpp - Edges read off the timing ---------------===//
+//
+// Many traces do not record why something waited. Two patterns are read off
+// the timing instead, and counted in the import summary:
+//   - cross-stream: GPU work that started well after both its launch and the
+//     previous work on its stream, right when work on another stream of the
+//     same device ended, waited for that work (an event wait the trace did
+//     not record, e.g. without cuda_sync events);
+//   - cross-thread: a CPU thread that resumed after a long idle time right
+//     after work on another thread ended was handed control by it (the main
+//     thread starting the autograd thread and waiting for it to finish).
+// Replay reproduces the trace with or without these edges, because a task's
+// gap counts from when it became ready; what they change is how a what-if
+// propagates.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringContext.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+#include <algorithm>
+
+using namespace dd;
+using namespace dd::import;
+using namespace dd::import::lowering;
+
+namespace {
+
+/// How far back a search for a cause walks among equal-time candidates.
+constexpr int MaxCandidates = 16;
+
+struct Ending {
+  int64_t EndNs;
+  uint32_t Index;
+};
+
+bool byEnd(const Ending &A, const Ending &B) { return A.EndNs < B.EndNs; }
+
+/// The latest entry of \p Sorted ending at or before \p T and not after
+/// \p Floor, accepted by \p Ok, or NoId.
+template <typename OkFn>
+uint32_t latestEndingBefore(const std::vector<Ending> &Sorted, int64_t T,
+                            int64_t Floor, OkFn Ok) {
+  auto It = std::upper_bound(Sorted.begin(), Sorted.end(), Ending{T, 0}, byEnd);
+  for (int N = 0; It != Sorted.begin() && N != MaxCandidates; ++N) {
+    --It;
+    if (It->EndNs < Floor)
+      break;
+    if (Ok(It->Index))
+      return It->Index;
+  }
+  return NoId;
+}
+
+} // namespace
+
+void lowering::addCrossThreadEdges(Context &C) {
+  if (!C.Opts.InferDependencies)
+    return;
+  Graph &G = C.G;
+  std::vector<Ending> CpuEnds;
+  for (TaskId T = 0; T != G.numTaskSlots(); ++T)
+    if (G.lane(G.task(T).Lane).Kind == LaneKind::CpuThread)
+      CpuEnds.push_back(Ending{C.RecordedEnd[T], T});
+  std::stable_sort(CpuEnds.begin(), CpuEnds.end(), byEnd);
+  for (const Ending &E : CpuEnds) {
+    TaskId T = E.Index;
+    const Task &Tk = G.task(T);
+    // A thread's first task did not resume anything.
+    TaskId Prev = G.prevOnLane(T);
+    if (Prev == NoId)
+      continue;
+    int64_t Free = C.RecordedEnd[Prev];
+    if (Tk.StartNs - Free < C.Opts.ThreadIdleNs)
+      continue;
+    // Something on another thread ended while this one idled: the latest
+    // such end is taken as what it waited for.
+    TaskId Cause = latestEndingBefore(CpuEnds, Tk.StartNs, Free + 1,
+                                      [&](uint32_t U) {
+                                        return G.task(U).Lane != Tk.Lane;
+                                      });
+    if (Cause == NoId)
+      continue;
+    C.addEdge(Cause, T, EdgeKind::ProgramOrder, Inferred);
+    ++C.Stats.InferredCrossThread;
+  }
+}
+
+void lowering::addCrossStreamInferred(Context &C) {
+  if (!C.Opts.InferDependencies)
+    return;
+  const TraceModel &M = C.M;
+  llvm::DenseSet<TaskId> HasRecordedWait;
+  for (const PendingEdge &E : C.Edges)
+    if (E.Kind == EdgeKind::CrossStream)
+      HasRecordedWait.insert(E.Dst);
+
+  // Activities of each device by end time.
+  llvm::DenseMap<int32_t, std::vector<Ending>> ByDevice;
+  for (uint32_t A = 0; A != M.Activities.size(); ++A)
+    ByDevice[M.Streams[M.Activities[A].Stream].Device].push_back(
+        Ending{M.Activities[A].EndNs, A});
+  for (auto &KV : ByDevice)
+    std::stable_sort(KV.second.begin(), KV.second.end(), byEnd);
+
+  int64_t Tol = C.Opts.InferToleranceNs;
+  for (uint32_t S = 0; S != M.Streams.size(); ++S) {
+    const std::vector<uint32_t> &On = C.StreamActivities[S];
+    const std::vector<Ending> &Device = ByDevice[M.Streams[S].Device];
+    for (size_t K = 0; K != On.size(); ++K) {
+      uint32_t A = On[K];
+      const GpuActivity &Act = M.Activities[A];
+      int64_t Ready = K ? M.Activities[On[K - 1]].EndNs : INT64_MIN;
+      if (C.ActivityCall[A] != NoId)
+        Ready = std::max(Ready, M.Calls[C.ActivityCall[A]].EndNs);
+      if (Act.StartNs <= Ready + Tol ||
+          HasRecordedWait.count(C.ActivityTask[A]))
+        continue;
+      uint32_t Cause = latestEndingBefore(
+          Device, Act.StartNs, Act.StartNs - Tol,
+          [&](uint32_t B) { return M.Activities[B].Stream != S; });
+      if (Cause == NoId)
+        continue;
+      C.addEdge(C.ActivityTask[Cause], C.ActivityTask[A],
+                EdgeKind::CrossStream, Inferred);
+      ++C.Stats.InferredCrossStream;
+    }
+  }
+}

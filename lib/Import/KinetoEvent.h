@@ -1,0 +1,150 @@
+//===- KinetoEvent.h - One Kineto event, decoded but not mapped -*- C++ -*-===//
+//
+// The Kineto reader works in two steps per event: the decoder walks the JSON
+// object once, in whatever key order it has, and keeps the few fields and
+// args the model can use (KinetoEventDecoder.cpp); the mapper then turns the
+// event, by category, into a range, call, activity, sync record or memory
+// event of the TraceModel (KinetoEventMapper.cpp). Keeping the two apart lets
+// the decoder stay a plain JSON walk and the mapper plain semantics.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_LIB_IMPORT_KINETOEVENT_H
+#define DAYDREAM_LIB_IMPORT_KINETOEVENT_H
+
+#include "daydream/Import/KinetoReader.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <simdjson.h>
+
+namespace dd::import::kineto {
+
+/// Event categories, both spellings folded together.
+enum class Category : uint8_t {
+  None,           ///< no "cat": metadata, global instants, 2021 [memory]
+  CpuOp,          ///< cpu_op, Operator (2021)
+  UserAnnotation, ///< user_annotation
+  PythonFunction, ///< python_function
+  Runtime,        ///< cuda_runtime, cuda_driver, Runtime (2021)
+  Kernel,         ///< kernel, Kernel (2021)
+  Memcpy,         ///< gpu_memcpy, Memcpy (2021)
+  Memset,         ///< gpu_memset, Memset (2021)
+  CudaSync,       ///< cuda_sync
+  CpuInstant,     ///< cpu_instant_event ([memory])
+  Other,          ///< flows, Trace, overhead, gpu_user_annotation, ...
+};
+
+Category classifyCategory(llvm::StringRef Cat);
+
+/// A pid or tid. Kineto writes integers; 2021 files write numeric strings
+/// ("25738") and "stream 7"; pseudo-events write names ("Spans").
+struct IdField {
+  enum StateKind : uint8_t { Missing, Number, Label };
+  StateKind State = Missing;
+  int64_t Value = 0;
+};
+
+/// The args the mapper may need; all others are skipped unread.
+struct EventArgs {
+  enum Field : uint32_t {
+    Correlation = 1u << 0,
+    Device = 1u << 1,
+    Stream = 1u << 2,
+    Bytes = 1u << 3,
+    Grid = 1u << 4,
+    Block = 1u << 5,
+    Registers = 1u << 6,
+    SharedMem = 1u << 7,
+    Collective = 1u << 8,
+    SyncKind = 1u << 9,
+    WaitOnStream = 1u << 10,
+    WaitOnEventCorr = 1u << 11,
+    Name = 1u << 12,
+    MemBytes = 1u << 13,
+    TotalAllocated = 1u << 14,
+    TotalReserved = 1u << 15,
+    Addr = 1u << 16,
+    DeviceType = 1u << 17,
+    DeviceId = 1u << 18,
+  };
+  uint32_t Present = 0;
+  int64_t CorrelationV = 0, DeviceV = 0, StreamV = 0, BytesV = 0;
+  int64_t GridV[3] = {0, 0, 0}, BlockV[3] = {0, 0, 0};
+  int64_t RegistersV = 0, SharedMemV = 0;
+  int64_t WaitOnStreamV = -1, WaitOnEventCorrV = -1;
+  int64_t MemBytesV = 0, TotalAllocatedV = -1, TotalReservedV = -1;
+  int64_t AddrV = 0, DeviceTypeV = 0, DeviceIdV = -1;
+  llvm::StringRef SyncKindV, NameV;
+
+  bool has(Field F) const { return Present & F; }
+};
+
+/// One event's fields. Strings point into the parser's buffers and live
+/// until the next document is parsed.
+struct KinetoEvent {
+  llvm::StringRef Name;
+  bool HasName = false;
+  char Ph = 0; ///< 0 if missing, '?' if not one character
+  Category Cat = Category::None;
+  bool HasTs = false, HasDur = false;
+  int64_t TsNs = 0, DurNs = 0;
+  IdField Pid, Tid;
+  EventArgs Args;
+};
+
+/// Decodes the event \p V into \p E. An error only for malformed JSON (a
+/// wrong type is a missing field, not an error); \p KeepPython says whether
+/// python_function events need their name.
+simdjson::error_code decodeEvent(simdjson::ondemand::value &V, KinetoEvent &E,
+                                 bool KeepPython);
+
+/// The key of \p F, read in place unless it holds escapes.
+simdjson::error_code keyOf(simdjson::ondemand::field &F, llvm::StringRef &Key);
+
+/// Reads a pid, tid or other id: an integer, or a string holding one.
+simdjson::error_code readId(simdjson::ondemand::value &V, IdField &Out);
+
+/// Reads an integer if \p V holds one (or a numeric string); false otherwise,
+/// leaving \p Out alone.
+simdjson::error_code readInt(simdjson::ondemand::value &V, int64_t &Out,
+                             bool &Found);
+
+/// Turns decoded events into the model's arrays, and at the end names
+/// threads and streams and moves times by the trace's base time.
+class EventMapper {
+public:
+  EventMapper(TraceModel &Model, const KinetoOptions &Opts)
+      : Model(Model), Opts(Opts) {}
+
+  void add(const KinetoEvent &E);
+
+  /// Applies what can only be applied once every event is seen: thread
+  /// names (metadata may come after the events) and the base time (a
+  /// top-level key that may come after traceEvents).
+  void finish(llvm::Optional<int64_t> BaseTimeNs);
+
+private:
+  void addCpuRange(const KinetoEvent &E);
+  void addApiCall(const KinetoEvent &E);
+  void addGpuActivity(const KinetoEvent &E);
+  void addSync(const KinetoEvent &E);
+  void addMemory(const KinetoEvent &E);
+  void addMetadata(const KinetoEvent &E);
+  bool cpuThread(const KinetoEvent &E, uint32_t &Thread);
+  bool interval(const KinetoEvent &E, int64_t &Start, int64_t &End);
+
+  TraceModel &Model;
+  const KinetoOptions &Opts;
+  /// classifyApi() by name id, which is worth remembering: runtime calls are
+  /// a third of all events and use a few dozen names. 0xff: not yet known.
+  std::vector<uint8_t> ApiKinds;
+  int64_t LastPid = 0, LastTid = 0;
+  uint32_t LastThread = NoId;
+  /// thread_name metadata by (pid, tid), which is (device, stream) on GPUs.
+  llvm::DenseMap<std::pair<int64_t, int64_t>, StrId> ThreadNames;
+};
+
+} // namespace dd::import::kineto
+
+#endif // DAYDREAM_LIB_IMPORT_KINETOEVENT_H

@@ -1,0 +1,331 @@
+//===- KinetoEventMapper.cpp - Kineto events into the TraceModel ----------===//
+//
+// What each Kineto category means for the model: CPU ops and annotations
+// become ranges (ProfilerStep#N ones iterations), runtime and driver calls
+// become API calls, kernels, copies and sets become GPU activities, cuda_sync
+// events become sync records, "[memory]" instants memory events. The rules
+// follow ../shared/docs/trace-formats.md sections 3 and 4; each place where
+// the two spellings (2021 and later) differ is handled where it matters.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KinetoEvent.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+#include <limits>
+
+using namespace dd;
+using namespace dd::import;
+using namespace dd::import::kineto;
+using llvm::StringRef;
+
+/// \p V saturated to the range of a narrower field.
+template <typename T> static T clampTo(int64_t V) {
+  static_assert(sizeof(T) < sizeof(int64_t), "T must be narrower");
+  if (V < int64_t(std::numeric_limits<T>::min()))
+    return std::numeric_limits<T>::min();
+  if (V > int64_t(std::numeric_limits<T>::max()))
+    return std::numeric_limits<T>::max();
+  return T(V);
+}
+
+/// CUPTI correlation ids are 32-bit; anything else is "none".
+static uint32_t correlationOf(int64_t V) {
+  return V > 0 && V <= int64_t(UINT32_MAX) ? uint32_t(V) : 0;
+}
+
+static bool isStepName(StringRef Name) {
+  return Name.startswith("ProfilerStep#");
+}
+
+static uint8_t copyKindOf(StringRef Name) {
+  if (Name.contains("HtoD"))
+    return uint8_t(CopyKind::HostToDevice);
+  if (Name.contains("DtoH"))
+    return uint8_t(CopyKind::DeviceToHost);
+  if (Name.contains("DtoD"))
+    return uint8_t(CopyKind::DeviceToDevice);
+  if (Name.contains("PtoP"))
+    return uint8_t(CopyKind::PeerToPeer);
+  return uint8_t(CopyKind::Unknown);
+}
+
+void EventMapper::add(const KinetoEvent &E) {
+  switch (E.Ph) {
+  case 'M':
+    return addMetadata(E);
+  case 'i':
+  case 'I':
+    // [memory] instants have cat cpu_instant_event, or none in 2021 files.
+    if (E.HasName && E.Name == "[memory]" &&
+        (E.Cat == Category::CpuInstant || E.Cat == Category::None))
+      return addMemory(E);
+    ++Model.Stats.SkippedOther;
+    return;
+  case 'X':
+    break;
+  case 0:
+    ++Model.Stats.MissingFields;
+    return;
+  default: // flows, counters, async and nestable events
+    ++Model.Stats.SkippedOther;
+    return;
+  }
+  switch (E.Cat) {
+  case Category::PythonFunction:
+    if (!Opts.KeepPythonFunctions) {
+      ++Model.Stats.SkippedPython;
+      return;
+    }
+    return addCpuRange(E);
+  case Category::CpuOp:
+  case Category::UserAnnotation:
+    return addCpuRange(E);
+  case Category::Runtime:
+    return addApiCall(E);
+  case Category::Kernel:
+  case Category::Memcpy:
+  case Category::Memset:
+    return addGpuActivity(E);
+  case Category::CudaSync:
+    return addSync(E);
+  case Category::None:
+  case Category::CpuInstant:
+  case Category::Other:
+    ++Model.Stats.SkippedOther;
+    return;
+  }
+}
+
+/// The thread of a CPU event. False, having counted why, if the event has
+/// no usable pid/tid; pseudo-events ("pid": "Spans") are skipped, not
+/// missing anything.
+bool EventMapper::cpuThread(const KinetoEvent &E, uint32_t &Thread) {
+  if (E.Pid.State == IdField::Label || E.Tid.State == IdField::Label) {
+    ++Model.Stats.SkippedOther;
+    return false;
+  }
+  if (E.Pid.State != IdField::Number || E.Tid.State != IdField::Number) {
+    ++Model.Stats.MissingFields;
+    return false;
+  }
+  // Consecutive events are mostly on one thread: skip the hash lookup then.
+  if (LastThread == NoId || E.Pid.Value != LastPid || E.Tid.Value != LastTid) {
+    LastPid = E.Pid.Value;
+    LastTid = E.Tid.Value;
+    LastThread = Model.thread(LastPid, LastTid);
+  }
+  Thread = LastThread;
+  return true;
+}
+
+/// [ts, ts + dur] of an X event; false (counted) if either is missing, the
+/// duration is negative or the end overflows.
+bool EventMapper::interval(const KinetoEvent &E, int64_t &Start, int64_t &End) {
+  if (!E.HasTs || !E.HasDur || E.DurNs < 0 ||
+      __builtin_add_overflow(E.TsNs, E.DurNs, &End)) {
+    ++Model.Stats.MissingFields;
+    return false;
+  }
+  Start = E.TsNs;
+  return true;
+}
+
+void EventMapper::addCpuRange(const KinetoEvent &E) {
+  CpuRange R;
+  if (!E.HasName || !interval(E, R.StartNs, R.EndNs)) {
+    if (!E.HasName)
+      ++Model.Stats.MissingFields;
+    return;
+  }
+  if (!cpuThread(E, R.Thread))
+    return;
+  R.Name = Model.Strings.intern(E.Name);
+  if (isStepName(E.Name))
+    R.Kind = RangeKind::Step;
+  else if (E.Cat == Category::UserAnnotation)
+    R.Kind = RangeKind::Annotation;
+  else if (E.Cat == Category::PythonFunction)
+    R.Kind =
+        E.Name.startswith("nn.Module:") ? RangeKind::Module : RangeKind::Op;
+  else
+    R.Kind = RangeKind::Op;
+  Model.Ranges.push_back(R);
+}
+
+void EventMapper::addApiCall(const KinetoEvent &E) {
+  ApiCall C;
+  if (!E.HasName || !interval(E, C.StartNs, C.EndNs)) {
+    if (!E.HasName)
+      ++Model.Stats.MissingFields;
+    return;
+  }
+  if (!cpuThread(E, C.Thread))
+    return;
+  C.Name = Model.Strings.intern(E.Name);
+  if (C.Name >= ApiKinds.size())
+    ApiKinds.resize(C.Name + 1, 0xff);
+  if (ApiKinds[C.Name] == 0xff)
+    ApiKinds[C.Name] = uint8_t(classifyApi(E.Name));
+  C.Kind = ApiKind(ApiKinds[C.Name]);
+  if (E.Args.has(EventArgs::Correlation))
+    C.Correlation = correlationOf(E.Args.CorrelationV);
+  Model.Calls.push_back(C);
+}
+
+void EventMapper::addGpuActivity(const KinetoEvent &E) {
+  GpuActivity A;
+  if (!E.HasName || !interval(E, A.StartNs, A.EndNs)) {
+    if (!E.HasName)
+      ++Model.Stats.MissingFields;
+    return;
+  }
+  // args.device / args.stream say it best; pid / tid repeat them (tid as
+  // "stream 7" in 2021 files).
+  const EventArgs &Args = E.Args;
+  bool HasDevice =
+      Args.has(EventArgs::Device) || E.Pid.State == IdField::Number;
+  bool HasStream =
+      Args.has(EventArgs::Stream) || E.Tid.State == IdField::Number;
+  int64_t Device = Args.has(EventArgs::Device) ? Args.DeviceV : E.Pid.Value;
+  int64_t Stream = Args.has(EventArgs::Stream) ? Args.StreamV : E.Tid.Value;
+  if (!HasDevice || !HasStream || Device < INT32_MIN || Device > INT32_MAX) {
+    if (E.Pid.State == IdField::Label)
+      ++Model.Stats.SkippedOther;
+    else
+      ++Model.Stats.MissingFields;
+    return;
+  }
+  A.Stream = Model.stream(int32_t(Device), Stream);
+  A.Name = Model.Strings.intern(E.Name);
+  if (Args.has(EventArgs::Correlation))
+    A.Correlation = correlationOf(Args.CorrelationV);
+  TaskAttrs &T = A.Attrs;
+  if (E.Cat == Category::Kernel) {
+    bool IsCollective = E.Name.startswith("nccl") ||
+                        E.Name.startswith("rccl") ||
+                        Args.has(EventArgs::Collective);
+    A.Kind = IsCollective ? TaskKind::Collective : TaskKind::Kernel;
+    for (unsigned I = 0; I != 3; ++I) {
+      T.Grid[I] = clampTo<uint32_t>(Args.GridV[I]);
+      T.Block[I] = clampTo<uint32_t>(Args.BlockV[I]);
+    }
+    T.RegistersPerThread = clampTo<uint16_t>(Args.RegistersV);
+    T.SharedMemBytes = clampTo<uint32_t>(Args.SharedMemV);
+    A.HasAttrs = Args.Present & (EventArgs::Grid | EventArgs::Block |
+                                 EventArgs::Registers | EventArgs::SharedMem);
+  } else {
+    A.Kind = E.Cat == Category::Memcpy ? TaskKind::Memcpy : TaskKind::Memset;
+    if (Args.has(EventArgs::Bytes))
+      T.Bytes = uint64_t(std::max<int64_t>(Args.BytesV, 0));
+    if (E.Cat == Category::Memcpy)
+      T.CopyKind = copyKindOf(E.Name);
+    A.HasAttrs = Args.has(EventArgs::Bytes) || T.CopyKind != 0;
+  }
+  Model.Activities.push_back(A);
+}
+
+void EventMapper::addSync(const KinetoEvent &E) {
+  if (!E.HasTs) {
+    ++Model.Stats.MissingFields;
+    return;
+  }
+  const EventArgs &Args = E.Args;
+  SyncRecord S;
+  S.Kind = llvm::StringSwitch<ApiKind>(Args.SyncKindV)
+               .Case("Stream Sync", ApiKind::StreamSync)
+               .Case("Event Sync", ApiKind::EventSync)
+               .Case("Context Sync", ApiKind::DeviceSync)
+               .Case("Stream Wait Event", ApiKind::StreamWaitEvent)
+               .Default(ApiKind::Other);
+  if (Args.has(EventArgs::Correlation))
+    S.Correlation = correlationOf(Args.CorrelationV);
+  if (Args.has(EventArgs::Device))
+    S.Device = clampTo<int32_t>(Args.DeviceV);
+  else if (E.Pid.State == IdField::Number)
+    S.Device = clampTo<int32_t>(E.Pid.Value);
+  if (Args.has(EventArgs::Stream))
+    S.Stream = Args.StreamV;
+  if (Args.has(EventArgs::WaitOnStream))
+    S.WaitOnStream = Args.WaitOnStreamV;
+  // -1 is how Kineto writes "no event record".
+  if (Args.has(EventArgs::WaitOnEventCorr))
+    S.EventRecordCorrelation = correlationOf(Args.WaitOnEventCorrV);
+  Model.Syncs.push_back(S);
+}
+
+void EventMapper::addMemory(const KinetoEvent &E) {
+  const EventArgs &Args = E.Args;
+  if (!E.HasTs || !Args.has(EventArgs::MemBytes)) {
+    ++Model.Stats.MissingFields;
+    return;
+  }
+  MemoryRecord M;
+  if (!cpuThread(E, M.Thread))
+    return;
+  M.TimeNs = E.TsNs;
+  M.Bytes = Args.MemBytesV;
+  M.TotalAllocated = Args.TotalAllocatedV;
+  M.TotalReserved = Args.TotalReservedV;
+  M.Address = uint64_t(Args.AddrV);
+  // c10::DeviceType: 1 is CUDA (ROCm builds report HIP memory as CUDA too);
+  // everything else, CPU (0) first, is host memory here.
+  if (Args.has(EventArgs::DeviceType) && Args.DeviceTypeV == 1 &&
+      Args.has(EventArgs::DeviceId))
+    M.Device = clampTo<int32_t>(Args.DeviceIdV);
+  Model.Memory.push_back(M);
+}
+
+void EventMapper::addMetadata(const KinetoEvent &E) {
+  // Only thread names are used; process names and sort indices are for
+  // the viewer.
+  if (!E.HasName || E.Name != "thread_name") {
+    ++Model.Stats.SkippedOther;
+    return;
+  }
+  if (E.Pid.State != IdField::Number || E.Tid.State != IdField::Number ||
+      !E.Args.has(EventArgs::Name)) {
+    ++Model.Stats.MissingFields;
+    return;
+  }
+  // GPU streams are named "stream 7 ", with a trailing space.
+  StringRef Name = E.Args.NameV.rtrim(' ');
+  ThreadNames[{E.Pid.Value, E.Tid.Value}] = Model.Strings.intern(Name);
+}
+
+void EventMapper::finish(llvm::Optional<int64_t> BaseTimeNs) {
+  // GPU metadata uses (pid, tid) = (device, stream), so one map names both;
+  // a name for a thread or stream no event used is dropped.
+  for (ThreadInfo &T : Model.Threads) {
+    auto It = ThreadNames.find({T.Pid, T.Tid});
+    if (It != ThreadNames.end())
+      T.Name = It->second;
+  }
+  for (StreamInfo &S : Model.Streams) {
+    auto It = ThreadNames.find({int64_t(S.Device), S.Stream});
+    if (It != ThreadNames.end())
+      S.Name = It->second;
+  }
+  if (!BaseTimeNs)
+    return;
+  // ts is an offset from the base; durations are not moved. Unsigned
+  // arithmetic wraps instead of overflowing into undefined behaviour on
+  // garbage input.
+  uint64_t Base = uint64_t(*BaseTimeNs);
+  auto Move = [Base](int64_t &T) { T = int64_t(uint64_t(T) + Base); };
+  for (CpuRange &R : Model.Ranges) {
+    Move(R.StartNs);
+    Move(R.EndNs);
+  }
+  for (ApiCall &C : Model.Calls) {
+    Move(C.StartNs);
+    Move(C.EndNs);
+  }
+  for (GpuActivity &A : Model.Activities) {
+    Move(A.StartNs);
+    Move(A.EndNs);
+  }
+  for (MemoryRecord &M : Model.Memory)
+    Move(M.TimeNs);
+}

@@ -1,0 +1,363 @@
+//===- KinetoReader.cpp - PyTorch profiler trace front-end ----------------===//
+//
+// The document-level walk of a Kineto trace: the top-level object (or bare
+// event array), its metadata keys in any order, the one pass over
+// traceEvents, progress reports, and errors that name the input and the byte
+// where the JSON went wrong. Each event is decoded and mapped by
+// KinetoEventDecoder.cpp and KinetoEventMapper.cpp.
+//
+// The walk is single-pass on purpose: simdjson's on-demand API reads the
+// document forward only, and the keys whose values apply to every event
+// (baseTimeNanoseconds) may come after traceEvents, so they are applied at
+// the end rather than by parsing twice.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KinetoEvent.h"
+
+#include "llvm/Support/ConvertUTF.h"
+
+using namespace dd;
+using namespace dd::import;
+using namespace dd::import::kineto;
+using llvm::Expected;
+using llvm::StringRef;
+using simdjson::error_code;
+using simdjson::SUCCESS;
+namespace od = simdjson::ondemand;
+
+static_assert(InputPadding >= simdjson::SIMDJSON_PADDING,
+              "InputFile must pad as much as simdjson reads past the end");
+
+static llvm::Error makeError(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+}
+
+/// Where in \p Bytes the error \p Err lies, for the errors simdjson reports
+/// without a position: those of its first stage (bad UTF-8, a string that
+/// never ends or holds a control character) and an unbalanced root, which
+/// the on-demand API notices before reading anything. A scalar scan, but
+/// only once the parse has failed. May refine \p Err: an unbalanced root
+/// followed by more content is trailing content, not a truncated file.
+static size_t locateError(StringRef Bytes, error_code &Err) {
+  const auto *Begin = reinterpret_cast<const llvm::UTF8 *>(Bytes.data());
+  if (Err == simdjson::UTF8_ERROR) {
+    const llvm::UTF8 *P = Begin;
+    llvm::isLegalUTF8String(&P, Begin + Bytes.size());
+    return P - Begin;
+  }
+  size_t Open = 0;
+  bool InString = false;
+  int64_t Depth = 0;
+  bool SeenRoot = false;
+  for (size_t I = 0, N = Bytes.size(); I < N; ++I) {
+    char C = Bytes[I];
+    if (InString) {
+      if (C == '\\')
+        ++I;
+      else if (C == '"')
+        InString = false;
+      else if (uint8_t(C) < 0x20 && Err == simdjson::UNESCAPED_CHARS)
+        return I;
+      continue;
+    }
+    if (C == ' ' || C == '\t' || C == '\r' || C == '\n')
+      continue;
+    if (SeenRoot && Depth == 0 && Err == simdjson::INCOMPLETE_ARRAY_OR_OBJECT) {
+      Err = simdjson::TRAILING_CONTENT;
+      return I;
+    }
+    SeenRoot = true;
+    if (C == '"') {
+      InString = true;
+      Open = I;
+    } else if (C == '{' || C == '[') {
+      ++Depth;
+    } else if (C == '}' || C == ']') {
+      --Depth;
+    }
+  }
+  if (InString)
+    return Open;
+  // Truncated: the document ends before its brackets close.
+  return Bytes.rtrim(" \t\r\n").size();
+}
+
+namespace {
+
+/// One parse of one document into one model.
+class KinetoWalker {
+public:
+  KinetoWalker(const InputFile &In, const KinetoOptions &Opts,
+               ProgressFn Progress, TraceModel &Model)
+      : In(In), Opts(Opts), Progress(Progress), Model(Model),
+        Mapper(Model, Opts) {}
+
+  llvm::Error run();
+
+private:
+  error_code walkTop(od::document &Doc, bool &HasEvents);
+  error_code walkEvents(od::array &Events);
+  error_code readDevices(od::value &V);
+  error_code readDistributedInfo(od::value &V);
+  void reportProgress(od::document &Doc);
+  llvm::Error malformed(od::document &Doc, error_code Err);
+
+  const InputFile &In;
+  const KinetoOptions &Opts;
+  ProgressFn Progress;
+  TraceModel &Model;
+  EventMapper Mapper;
+  KinetoEvent Event; ///< reused: its args need not be rebuilt per event
+  od::document *Doc = nullptr;
+  llvm::Optional<int64_t> BaseTimeNs;
+  uint64_t NextProgress = ProgressStep;
+  static constexpr uint64_t ProgressStep = 16 << 20;
+};
+
+} // namespace
+
+llvm::Error KinetoWalker::malformed(od::document &Doc, error_code Err) {
+  StringRef Bytes = In.Bytes.str();
+  size_t Offset = Bytes.size();
+  const char *Loc = nullptr;
+  if (!Doc.current_location().get(Loc) && Loc >= Bytes.data() &&
+      Loc <= Bytes.end())
+    Offset = Loc - Bytes.data();
+  // The root's brackets are checked before anything is read, so simdjson
+  // points at byte 0 for them.
+  if (Err == simdjson::INCOMPLETE_ARRAY_OR_OBJECT && Offset == 0)
+    Offset = locateError(Bytes, Err);
+  return makeError(In.Name + ": malformed JSON at byte " + llvm::Twine(Offset) +
+                   ": " + simdjson::error_message(Err));
+}
+
+void KinetoWalker::reportProgress(od::document &Doc) {
+  const char *Loc = nullptr;
+  if (Doc.current_location().get(Loc))
+    return;
+  uint64_t Done = Loc - In.Bytes.data();
+  if (Done < NextProgress)
+    return;
+  Progress(Done, In.Bytes.size());
+  NextProgress = Done + ProgressStep;
+}
+
+error_code KinetoWalker::walkEvents(od::array &Events) {
+  for (auto ElOr : Events) {
+    if (error_code Err = ElOr.error())
+      return Err;
+    od::value V = ElOr.value_unsafe();
+    ++Model.Stats.Events;
+    od::json_type T;
+    if (error_code Err = V.type().get(T))
+      return Err;
+    if (T != od::json_type::object) {
+      ++Model.Stats.MissingFields;
+      continue;
+    }
+    if (error_code Err = decodeEvent(V, Event, Opts.KeepPythonFunctions))
+      return Err;
+    Mapper.add(Event);
+    // Checking the position costs little, but not nothing: every 4096th.
+    if (Progress && (Model.Stats.Events & 4095) == 0)
+      reportProgress(*Doc);
+  }
+  return SUCCESS;
+}
+
+error_code KinetoWalker::readDevices(od::value &V) {
+  od::json_type T;
+  if (error_code Err = V.type().get(T))
+    return Err;
+  if (T != od::json_type::array)
+    return SUCCESS;
+  od::array A;
+  if (error_code Err = V.get_array().get(A))
+    return Err;
+  Model.Meta.Devices.clear();
+  for (auto ElOr : A) {
+    if (error_code Err = ElOr.error())
+      return Err;
+    od::value El = ElOr.value_unsafe();
+    if (error_code Err = El.type().get(T))
+      return Err;
+    if (T != od::json_type::object)
+      continue;
+    od::object Obj;
+    if (error_code Err = El.get_object().get(Obj))
+      return Err;
+    Device D;
+    for (auto FieldOr : Obj) {
+      if (error_code Err = FieldOr.error())
+        return Err;
+      od::field F = FieldOr.value_unsafe();
+      StringRef Key;
+      if (error_code Err = keyOf(F, Key))
+        return Err;
+      int64_t N = 0;
+      bool Found = false;
+      if (Key == "name") {
+        if (error_code Err = F.value().type().get(T))
+          return Err;
+        std::string_view S;
+        if (T == od::json_type::string) {
+          if (error_code Err = F.value().get_string().get(S))
+            return Err;
+          D.Name = std::string(S);
+        }
+        continue;
+      }
+      if (Key != "id" && Key != "numSms" && Key != "totalGlobalMem")
+        continue;
+      if (error_code Err = readInt(F.value(), N, Found))
+        return Err;
+      if (!Found)
+        continue;
+      if (Key == "id")
+        D.Index = int32_t(std::clamp<int64_t>(N, INT32_MIN, INT32_MAX));
+      else if (Key == "numSms")
+        D.SmCount = int32_t(std::clamp<int64_t>(N, 0, INT32_MAX));
+      else
+        D.MemoryBytes = uint64_t(std::max<int64_t>(N, 0));
+    }
+    Model.Meta.Devices.push_back(std::move(D));
+  }
+  return SUCCESS;
+}
+
+error_code KinetoWalker::readDistributedInfo(od::value &V) {
+  od::json_type T;
+  if (error_code Err = V.type().get(T))
+    return Err;
+  if (T != od::json_type::object)
+    return SUCCESS;
+  od::object Obj;
+  if (error_code Err = V.get_object().get(Obj))
+    return Err;
+  int64_t Rank = 0, WorldSize = 0;
+  bool HasRank = false;
+  for (auto FieldOr : Obj) {
+    if (error_code Err = FieldOr.error())
+      return Err;
+    od::field F = FieldOr.value_unsafe();
+    StringRef Key;
+    if (error_code Err = keyOf(F, Key))
+      return Err;
+    bool Found = false;
+    if (Key == "rank") {
+      if (error_code Err = readInt(F.value(), Rank, Found))
+        return Err;
+      HasRank |= Found;
+    } else if (Key == "world_size") {
+      if (error_code Err = readInt(F.value(), WorldSize, Found))
+        return Err;
+    }
+  }
+  // Some traces have a rank and no world size; 0 says "not known".
+  Model.Meta.Ranks.clear();
+  if (HasRank)
+    Model.Meta.Ranks.push_back(
+        RankInfo{int32_t(std::clamp<int64_t>(Rank, INT32_MIN, INT32_MAX)),
+                 int32_t(std::clamp<int64_t>(WorldSize, 0, INT32_MAX)), ""});
+  return SUCCESS;
+}
+
+/// Walks the root: a bare array of events, or an object whose traceEvents
+/// is one. \p HasEvents tells whether either was found.
+error_code KinetoWalker::walkTop(od::document &Doc, bool &HasEvents) {
+  HasEvents = false;
+  od::json_type T;
+  if (error_code Err = Doc.type().get(T))
+    return Err;
+  if (T == od::json_type::array) {
+    od::array Events;
+    if (error_code Err = Doc.get_array().get(Events))
+      return Err;
+    HasEvents = true;
+    return walkEvents(Events);
+  }
+  if (T != od::json_type::object)
+    return SUCCESS;
+  od::object Root;
+  if (error_code Err = Doc.get_object().get(Root))
+    return Err;
+  for (auto FieldOr : Root) {
+    if (error_code Err = FieldOr.error())
+      return Err;
+    od::field F = FieldOr.value_unsafe();
+    StringRef Key;
+    if (error_code Err = keyOf(F, Key))
+      return Err;
+    od::value &V = F.value();
+    error_code Err = SUCCESS;
+    if (Key == "traceEvents") {
+      if ((Err = V.type().get(T)))
+        return Err;
+      if (T != od::json_type::array)
+        continue;
+      od::array Events;
+      if ((Err = V.get_array().get(Events)))
+        return Err;
+      HasEvents = true;
+      Err = walkEvents(Events);
+    } else if (Key == "deviceProperties") {
+      Err = readDevices(V);
+    } else if (Key == "distributedInfo") {
+      Err = readDistributedInfo(V);
+    } else if (Key == "baseTimeNanoseconds") {
+      int64_t Base = 0;
+      bool Found = false;
+      Err = readInt(V, Base, Found);
+      if (Found)
+        BaseTimeNs = Base;
+    }
+    if (Err)
+      return Err;
+  }
+  return SUCCESS;
+}
+
+llvm::Error KinetoWalker::run() {
+  StringRef Bytes = In.Bytes.str();
+  if (Bytes.find_first_not_of(" \t\r\n") == StringRef::npos)
+    return makeError(In.Name + ": empty trace");
+  od::parser Parser;
+  od::document Doc;
+  if (error_code Err =
+          Parser
+              .iterate(Bytes.data(), Bytes.size(), Bytes.size() + InputPadding)
+              .get(Doc)) {
+    size_t Offset = locateError(Bytes, Err);
+    return makeError(In.Name + ": malformed JSON at byte " +
+                     llvm::Twine(Offset) + ": " + simdjson::error_message(Err));
+  }
+  this->Doc = &Doc;
+  bool HasEvents = false;
+  if (error_code Err = walkTop(Doc, HasEvents))
+    return malformed(Doc, Err);
+  if (!HasEvents)
+    return makeError(In.Name + ": not a Kineto trace (no traceEvents array)");
+  // simdjson 3.0 has no document::at_end(); a location after the root value
+  // is the same thing.
+  const char *After = nullptr;
+  if (!Doc.current_location().get(After))
+    return malformed(Doc, simdjson::TRAILING_CONTENT);
+  if (Model.Stats.Events == 0)
+    return makeError(In.Name + ": empty trace (no events)");
+  Mapper.finish(BaseTimeNs);
+  Model.Meta.SourceFormat = "kineto";
+  if (Progress)
+    Progress(Bytes.size(), Bytes.size());
+  return llvm::Error::success();
+}
+
+Expected<TraceModel> dd::import::readKinetoTrace(const InputFile &In,
+                                                 const KinetoOptions &Opts,
+                                                 ProgressFn Progress) {
+  TraceModel Model;
+  KinetoWalker Walker(In, Opts, Progress, Model);
+  if (llvm::Error E = Walker.run())
+    return std::move(E);
+  return std::move(Model);
+}

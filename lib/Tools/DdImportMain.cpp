@@ -1,0 +1,154 @@
+//===- DdImportMain.cpp - The dd-import driver ----------------------------===//
+//
+// dd-import lowers a PyTorch profiler (Kineto) trace or an Nsight Systems
+// SQLite export to a .ddir graph and prints one line saying what it imported
+// and what it passed over. Output follows dd-opt's rules: binary refused on a
+// terminal without -f, text with -S, and no file left behind on failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/Import/Importer.h"
+#include "daydream/Tools/Drivers.h"
+#include "daydream/Tools/ToolSupport.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace dd;
+using namespace dd::import;
+namespace cl = llvm::cl;
+
+static constexpr const char *Tool = "dd-import";
+
+namespace {
+
+struct Options {
+  cl::OptionCategory Category{"dd-import options"};
+  cl::list<std::string> Inputs{cl::Positional, cl::desc("<trace>"),
+                               cl::OneOrMore, cl::cat(Category)};
+  cl::opt<std::string> Output{"o", cl::desc("Output file ('-' for stdout)"),
+                              cl::value_desc("file"), cl::init("-"),
+                              cl::cat(Category)};
+  cl::opt<bool> Text{"S", cl::desc("Write the text form instead of binary"),
+                     cl::cat(Category)};
+  cl::opt<bool> Force{"f", cl::desc("Write binary even to a terminal"),
+                      cl::cat(Category)};
+  cl::opt<bool> Quiet{"q", cl::desc("Do not print the summary line"),
+                      cl::cat(Category)};
+  cl::opt<bool> KeepPython{
+      "keep-python-functions",
+      cl::desc("Keep python_function events as ranges for attribution"),
+      cl::cat(Category)};
+  cl::opt<bool> SyncEdges{
+      "sync-edges", cl::init(true),
+      cl::desc("Add sync edges into synchronizing calls (default true)"),
+      cl::cat(Category)};
+  cl::opt<bool> CrossStream{
+      "cross-stream-edges", cl::init(true),
+      cl::desc("Add cross-stream edges (default true)"), cl::cat(Category)};
+  cl::opt<bool> Infer{
+      "infer-deps", cl::init(true),
+      cl::desc("Infer cross-stream and cross-thread edges from timing where "
+               "the trace records none (default true)"),
+      cl::cat(Category)};
+};
+
+/// A progress bar on stderr, for large inputs on a terminal only.
+class ProgressBar {
+public:
+  explicit ProgressBar(bool Enabled) : Enabled(Enabled) {}
+  ~ProgressBar() {
+    if (Shown)
+      llvm::errs() << "\r\033[K";
+  }
+  void update(uint64_t Done, uint64_t Total) {
+    if (!Enabled || Total < (64u << 20))
+      return;
+    Shown = true;
+    unsigned Pct = Total ? unsigned(100 * Done / Total) : 100;
+    llvm::errs() << "\rdd-import: reading " << (Done >> 20) << " of "
+                 << (Total >> 20) << " MB (" << Pct << "%)";
+    llvm::errs().flush();
+  }
+
+private:
+  bool Enabled;
+  bool Shown = false;
+};
+
+void printSummary(llvm::StringRef Name, const ImportResult &R,
+                  double Seconds) {
+  const ImportStats &In = R.Read;
+  const LoweringStats &L = R.Lowered;
+  auto &OS = llvm::errs();
+  double MB = double(R.TextBytes) / 1e6;
+  OS << Tool << ": " << Name << ": " << R.Format << ", "
+     << llvm::format("%.1f MB in %.2f s (%.0f MB/s)", MB, Seconds,
+                     Seconds > 0 ? MB / Seconds : 0.0)
+     << ": " << In.Events << " events -> " << L.Tasks << " tasks on "
+     << L.Lanes << " lanes, " << L.Edges << " edges, " << L.Iterations
+     << " iterations; skipped " << In.SkippedPython << " python_function, "
+     << In.SkippedOther << " other, " << In.MissingFields
+     << " with missing fields; " << L.UnmatchedActivities
+     << " GPU activities without a launch, " << L.DuplicateCorrelations
+     << " duplicate correlations, " << L.NestedCalls << " nested calls, "
+     << L.OverlappingTasks << " overlapping, " << L.SplitCalls
+     << " split calls; inferred "
+     << L.InferredCrossStream << " cross-stream and " << L.InferredCrossThread
+     << " cross-thread edges\n";
+}
+
+} // namespace
+
+int dd::ddImportMain(int Argc, char **Argv) {
+  llvm::InitLLVM X(Argc, Argv);
+  Options Opt;
+  cl::HideUnrelatedOptions(Opt.Category);
+  if (!cl::ParseCommandLineOptions(
+          Argc, Argv,
+          "dd-import: lower a GPU trace to a .ddir graph\n\n"
+          "  dd-import trace.pt.trace.json.gz -o trace.ddir\n"
+          "  dd-import profile.sqlite | dd-sim\n"))
+    return 1;
+  if (Opt.Inputs.size() != 1)
+    return reportError(Tool, "one trace at a time: combining the traces of "
+                             "several ranks into one graph is not supported "
+                             "yet");
+  if (llvm::Error E = checkBinaryOutputAllowed(Opt.Output, Opt.Text, Opt.Force))
+    return reportError(Tool, std::move(E));
+
+  ImportOptions IO;
+  IO.Kineto.KeepPythonFunctions = Opt.KeepPython;
+  IO.Lowering.SyncEdges = Opt.SyncEdges;
+  IO.Lowering.CrossStreamEdges = Opt.CrossStream;
+  IO.Lowering.InferDependencies = Opt.Infer;
+
+  std::string Input = Opt.Inputs.front();
+  ProgressBar Bar(llvm::errs().is_displayed() && !Opt.Quiet);
+  auto Start = std::chrono::steady_clock::now();
+  auto R = importTrace(Input, IO, [&](uint64_t Done, uint64_t Total) {
+    Bar.update(Done, Total);
+  });
+  double Seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - Start)
+                       .count();
+  if (!R)
+    return reportError(Tool, R.takeError());
+  R->G.metadata().Producer = "dd-import 0.1.0";
+
+  std::string Name = Input == "-" ? "<stdin>" : Input;
+  for (const std::string &Note : R->Lowered.CycleNotes) {
+    llvm::errs() << Tool << ": ";
+    llvm::WithColor::warning(llvm::errs(), "") << Name << ": " << Note << "\n";
+  }
+  if (llvm::Error E = writeGraphFile(R->G, Opt.Output, Opt.Text))
+    return reportError(Tool, std::move(E));
+  if (!Opt.Quiet)
+    printSummary(Name, *R, Seconds);
+  return 0;
+}

@@ -1,0 +1,147 @@
+//===- InputFileTest.cpp - Loading, gunzip and format detection -----------===//
+//
+// Gzip round trips (compressed here with zlib), truncated and corrupt gzip
+// streams, missing files, the padding simdjson relies on, and telling Kineto
+// JSON from an nsys SQLite export by content.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/Import/InputFile.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+#include <zlib.h>
+
+using namespace dd::import;
+
+namespace {
+
+/// \p Text as a gzip member, compressed with zlib.
+std::string gzipOf(llvm::StringRef Text) {
+  z_stream Z{};
+  EXPECT_EQ(
+      deflateInit2(&Z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY),
+      Z_OK);
+  std::string Out(deflateBound(&Z, Text.size()) + 32, '\0');
+  Z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(Text.data()));
+  Z.avail_in = Text.size();
+  Z.next_out = reinterpret_cast<Bytef *>(Out.data());
+  Z.avail_out = Out.size();
+  EXPECT_EQ(deflate(&Z, Z_FINISH), Z_STREAM_END);
+  Out.resize(Z.total_out);
+  deflateEnd(&Z);
+  return Out;
+}
+
+std::string errorText(llvm::Error E) { return llvm::toString(std::move(E)); }
+
+bool paddingIsZero(const PaddedBuffer &B) {
+  for (size_t I = 0; I != InputPadding; ++I)
+    if (B.data()[B.size() + I] != 0)
+      return false;
+  return true;
+}
+
+TEST(InputFileTest, PlainBytesAreCopiedAndPadded) {
+  auto F = makeInputFile("t.json", "{\"traceEvents\": []}");
+  ASSERT_TRUE(bool(F)) << errorText(F.takeError());
+  EXPECT_EQ(F->Name, "t.json");
+  EXPECT_EQ(F->Bytes.str(), "{\"traceEvents\": []}");
+  EXPECT_FALSE(F->WasGzip);
+  EXPECT_EQ(F->StoredSize, 19u);
+  EXPECT_TRUE(paddingIsZero(F->Bytes));
+}
+
+TEST(InputFileTest, EmptyInputIsNotAnError) {
+  auto F = makeInputFile("e.json", "");
+  ASSERT_TRUE(bool(F)) << errorText(F.takeError());
+  EXPECT_EQ(F->Bytes.size(), 0u);
+  EXPECT_TRUE(paddingIsZero(F->Bytes));
+}
+
+TEST(InputFileTest, GzipRoundTrip) {
+  std::string Text = "[";
+  for (int I = 0; I != 5000; ++I)
+    Text += "{\"ph\": \"X\", \"ts\": " + std::to_string(I) + "},";
+  Text += "{}]";
+  auto F = makeInputFile("t.json.gz", gzipOf(Text));
+  ASSERT_TRUE(bool(F)) << errorText(F.takeError());
+  EXPECT_TRUE(F->WasGzip);
+  EXPECT_EQ(F->Bytes.str(), Text);
+  EXPECT_LT(F->StoredSize, Text.size());
+  EXPECT_TRUE(paddingIsZero(F->Bytes));
+}
+
+TEST(InputFileTest, ConcatenatedMembersDecompressToTheConcatenation) {
+  auto F = makeInputFile("t.gz", gzipOf("[1,") + gzipOf("2]"));
+  ASSERT_TRUE(bool(F)) << errorText(F.takeError());
+  EXPECT_EQ(F->Bytes.str(), "[1,2]");
+}
+
+TEST(InputFileTest, TruncatedGzipIsAnError) {
+  std::string Z = gzipOf(std::string(10000, 'x') + "tail");
+  for (size_t Keep : {size_t(2), size_t(10), Z.size() / 2, Z.size() - 1}) {
+    auto F = makeInputFile("cut.json.gz", llvm::StringRef(Z).take_front(Keep));
+    ASSERT_FALSE(bool(F)) << "kept " << Keep;
+    EXPECT_EQ(errorText(F.takeError()), "cut.json.gz: truncated gzip stream");
+  }
+}
+
+TEST(InputFileTest, CorruptGzipIsAnError) {
+  std::string Z = gzipOf("{\"traceEvents\": []}");
+  Z[3] = char(0xff); // reserved flag bits
+  auto F = makeInputFile("bad.gz", Z);
+  ASSERT_FALSE(bool(F));
+  std::string Msg = errorText(F.takeError());
+  EXPECT_EQ(Msg.rfind("bad.gz: corrupt gzip stream: ", 0), 0u) << Msg;
+}
+
+TEST(InputFileTest, MissingFileNamesThePath) {
+  auto F = loadInputFile("/nonexistent/dir/trace.json");
+  ASSERT_FALSE(bool(F));
+  EXPECT_EQ(errorText(F.takeError()),
+            "/nonexistent/dir/trace.json: No such file or directory");
+}
+
+TEST(InputFileTest, LoadsAGzipFileFromDisk) {
+  llvm::SmallString<128> Path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("dd-input", "gz", Path));
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Path, EC);
+    ASSERT_FALSE(EC);
+    OS << gzipOf("[{\"ph\": \"M\"}]");
+  }
+  auto F = loadInputFile(Path);
+  llvm::sys::fs::remove(Path);
+  ASSERT_TRUE(bool(F)) << errorText(F.takeError());
+  EXPECT_EQ(F->Name, std::string(Path));
+  EXPECT_EQ(F->Bytes.str(), "[{\"ph\": \"M\"}]");
+}
+
+TEST(InputFileTest, DetectsFormatByContent) {
+  EXPECT_EQ(detectFormat("{\"traceEvents\": []}"), InputFormat::KinetoJson);
+  EXPECT_EQ(detectFormat("  \n\t[{}]"), InputFormat::KinetoJson);
+  EXPECT_EQ(detectFormat("\xEF\xBB\xBF{}"), InputFormat::KinetoJson);
+  EXPECT_EQ(detectFormat(llvm::StringRef("SQLite format 3\0\x10\x00", 18)),
+            InputFormat::NsysSqlite);
+  EXPECT_EQ(detectFormat("SQLite format 3"), InputFormat::Unknown);
+  EXPECT_EQ(detectFormat(""), InputFormat::Unknown);
+  EXPECT_EQ(detectFormat("hello"), InputFormat::Unknown);
+}
+
+TEST(InputFileTest, PaddedBufferGrowsKeepingContent) {
+  PaddedBuffer B("abc");
+  B.reserve(1000);
+  EXPECT_EQ(B.str(), "abc");
+  EXPECT_GE(B.capacity(), 1000u);
+  B.data()[3] = 'd';
+  B.setSize(4);
+  EXPECT_EQ(B.str(), "abcd");
+  EXPECT_TRUE(paddingIsZero(B));
+}
+
+} // namespace
