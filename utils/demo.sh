@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# The main job end to end on the graph shipped in examples/: simulate it as
-# recorded, then ask "what if every kernel ran twice as fast?".
+# The main job end to end on the trace shipped in examples/traces (a
+# SYNTHETIC PyTorch profiler trace made by utils/gen-synthetic-kineto.py, not
+# a recording): import it, replay it to compare measured and simulated
+# iteration times, then ask "what if every kernel ran twice as fast?".
 set -euo pipefail
 cd "$(dirname "$0")/.."
-input=examples/graphs/two-step-training.ddir.txt
-echo "== baseline: dd-sim $input"
-build/bin/dd-sim "$input"
+trace=examples/traces/synthetic-cnn.pt.trace.json.gz
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+echo "== dd-import $trace -o trace.ddir"
+build/bin/dd-import "$trace" -o "$out/trace.ddir"
 echo
-echo "== what if kernels were 2x faster: dd-opt -scale-tasks='factor=0.5 kind=kernel' $input | dd-sim"
-build/bin/dd-opt -scale-tasks='factor=0.5 kind=kernel' "$input" | build/bin/dd-sim
+echo "== replay as recorded: dd-sim trace.ddir"
+build/bin/dd-sim "$out/trace.ddir"
+echo
+echo "== what if kernels ran 2x faster: dd-opt -scale-tasks='factor=0.5 kind=kernel' trace.ddir | dd-sim"
+build/bin/dd-opt -scale-tasks='factor=0.5 kind=kernel' "$out/trace.ddir" | build/bin/dd-sim

@@ -271,11 +271,16 @@ void lowering::computeGaps(Context &C) {
       int64_t WaitEnd = std::min(SyncEndNs[T], C.RecordedEnd[T]);
       Tk.DurationNs = C.RecordedEnd[T] - WaitEnd;
     }
-    // GPU work starts when launched and its stream is free: no gap.
-    if (G.lane(Tk.Lane).Kind != LaneKind::CpuThread)
-      continue;
     TaskId Prev = G.prevOnLane(T);
     int64_t Free = Prev == NoId ? C.T0 : C.RecordedEnd[Prev];
-    Tk.GapNs = std::max<int64_t>(0, Tk.StartNs - std::max(Free, ReadyNs[T]));
+    int64_t Late = std::max<int64_t>(0, Tk.StartNs - std::max(Free, ReadyNs[T]));
+    // GPU work starts when launched and its stream is free, plus the GPU's
+    // own scheduling latency: a few microseconds, kept as its gap so that a
+    // stream of back-to-back kernels replays at its recorded pace. A longer
+    // unexplained delay is not kept: it would pin the work to its recorded
+    // time instead of to what it depends on.
+    if (G.lane(Tk.Lane).Kind != LaneKind::CpuThread)
+      Late = Late <= C.Opts.GpuLatencyNs ? Late : 0;
+    Tk.GapNs = Late;
   }
 }

@@ -54,6 +54,10 @@ llvm::Expected<ImportResult> dd::import::importTrace(llvm::StringRef Path,
   auto In = loadInputFile(Path);
   if (!In)
     return In.takeError();
+  if (In->Bytes.size() == 0)
+    return prefixed(In->Name,
+                    llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                            "empty file"));
   ImportResult R;
   R.InputBytes = In->StoredSize;
   R.TextBytes = In->Bytes.size();

@@ -8,7 +8,12 @@
 //     not record, e.g. without cuda_sync events);
 //   - cross-thread: a CPU thread that resumed after a long idle time right
 //     after work on another thread ended was handed control by it (the main
-//     thread starting the autograd thread and waiting for it to finish).
+//     thread starting the autograd thread and waiting for it to finish);
+//   - blocked calls: an API call that took far longer than such calls take
+//     and returned right when earlier GPU work ended was waiting for it. A
+//     launch blocks like this when the launch queue is full, so a GPU-bound
+//     loop's CPU side is paced by its kernels; the sync edge lets a what-if
+//     that speeds the kernels up speed the CPU up too.
 // Replay reproduces the trace with or without these edges, because a task's
 // gap counts from when it became ready; what they change is how a what-if
 // propagates.
@@ -84,6 +89,37 @@ void lowering::addCrossThreadEdges(Context &C) {
       continue;
     C.addEdge(Cause, T, EdgeKind::ProgramOrder, Inferred);
     ++C.Stats.InferredCrossThread;
+  }
+}
+
+void lowering::addBlockedCallsInferred(Context &C) {
+  if (!C.Opts.InferDependencies)
+    return;
+  const TraceModel &M = C.M;
+  std::vector<Ending> Ends;
+  Ends.reserve(M.Activities.size());
+  for (uint32_t A = 0; A != M.Activities.size(); ++A)
+    Ends.push_back(Ending{M.Activities[A].EndNs, A});
+  std::stable_sort(Ends.begin(), Ends.end(), byEnd);
+  for (uint32_t I = 0; I != M.Calls.size(); ++I) {
+    const ApiCall &Call = M.Calls[I];
+    if (C.CallRoot[I] != I || Call.Kind == ApiKind::DeviceSync ||
+        Call.Kind == ApiKind::StreamSync || Call.Kind == ApiKind::EventSync ||
+        Call.EndNs - Call.StartNs < C.Opts.BlockedCallNs)
+      continue;
+    // The work that ended last before the call returned, issued before the
+    // call began (so the call cannot be what made it run).
+    uint32_t Cause = latestEndingBefore(
+        Ends, Call.EndNs, Call.EndNs - C.Opts.InferToleranceNs,
+        [&](uint32_t A) {
+          return C.IssueNs[A] < Call.StartNs &&
+                 M.Activities[A].EndNs > Call.StartNs;
+        });
+    if (Cause == NoId)
+      continue;
+    TaskId Waiter = C.CallRest[I] != NoId ? C.CallRest[I] : C.CallTask[I];
+    C.addEdge(C.ActivityTask[Cause], Waiter, EdgeKind::Sync, Inferred);
+    ++C.Stats.InferredBlockedCalls;
   }
 }
 

@@ -108,7 +108,7 @@ private:
   ProgressFn Progress;
   TraceModel &Model;
   EventMapper Mapper;
-  KinetoEvent Event; ///< reused: its args need not be rebuilt per event
+  KinetoEvent Event; ///< one for all events, reset by the decoder
   od::document *Doc = nullptr;
   llvm::Optional<int64_t> BaseTimeNs;
   uint64_t NextProgress = ProgressStep;
@@ -324,10 +324,13 @@ llvm::Error KinetoWalker::run() {
     return makeError(In.Name + ": empty trace");
   od::parser Parser;
   od::document Doc;
+  size_t Capacity = Bytes.size() + InputPadding;
   if (error_code Err =
-          Parser
-              .iterate(Bytes.data(), Bytes.size(), Bytes.size() + InputPadding)
-              .get(Doc)) {
+          Parser.iterate(Bytes.data(), Bytes.size(), Capacity).get(Doc)) {
+    // Not the input's fault: simdjson indexes with 32-bit offsets.
+    if (Err == simdjson::CAPACITY || Err == simdjson::MEMALLOC)
+      return makeError(In.Name + ": cannot parse " + llvm::Twine(Bytes.size()) +
+                       " bytes of JSON: " + simdjson::error_message(Err));
     size_t Offset = locateError(Bytes, Err);
     return makeError(In.Name + ": malformed JSON at byte " +
                      llvm::Twine(Offset) + ": " + simdjson::error_message(Err));

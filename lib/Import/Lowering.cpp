@@ -88,6 +88,7 @@ llvm::Expected<Graph> dd::import::lowerTrace(TraceModel &&M,
   addSyncEdges(C);
   addCrossStreamEdges(C);
   addCrossStreamInferred(C);
+  addBlockedCallsInferred(C);
   addCrossThreadEdges(C);
   computeGaps(C);
   Graph &G = C.G;

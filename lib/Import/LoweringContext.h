@@ -85,6 +85,7 @@ void addSyncEdges(Context &C);
 void addCrossStreamEdges(Context &C);
 /// Edges read off the timing where the trace records no cause.
 void addCrossStreamInferred(Context &C);
+void addBlockedCallsInferred(Context &C);
 void addCrossThreadEdges(Context &C);
 /// Gaps of CPU tasks, counted from when each became ready.
 void computeGaps(Context &C);

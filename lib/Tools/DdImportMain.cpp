@@ -99,8 +99,9 @@ void printSummary(llvm::StringRef Name, const ImportResult &R,
      << " duplicate correlations, " << L.NestedCalls << " nested calls, "
      << L.OverlappingTasks << " overlapping, " << L.SplitCalls
      << " split calls; inferred "
-     << L.InferredCrossStream << " cross-stream and " << L.InferredCrossThread
-     << " cross-thread edges\n";
+     << L.InferredCrossStream << " cross-stream, " << L.InferredCrossThread
+     << " cross-thread and " << L.InferredBlockedCalls
+     << " blocked-call edges\n";
 }
 
 } // namespace

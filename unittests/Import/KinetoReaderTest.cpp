@@ -432,6 +432,11 @@ TEST(KinetoReaderTest, MalformedJsonNamesTheByte) {
   EXPECT_EQ(readError(R"J({"traceEvents": [{"name": "abc}]})J")
                 .rfind("t.json: malformed JSON at byte 26: ", 0),
             0u);
+  // A string cut after a backslash, at the very end.
+  EXPECT_EQ(readError("[{\"name\": \"a\\").rfind(
+                "t.json: malformed JSON at byte 10: ", 0),
+            0u)
+      << readError("[{\"name\": \"a\\");
   // Truncated in the middle of the events.
   std::string Cut = R"J({"traceEvents": [{"ph": "X", "ts": 1}, {"ph")J";
   EXPECT_EQ(readError(Cut).rfind("t.json: malformed JSON at byte " +

@@ -12,8 +12,11 @@
 //     timing where the trace has none;
 //   - cross-thread edges where a thread resumed right after another thread's
 //     work (the autograd thread and the main thread hand over this way);
+//   - sync edges into calls that blocked on GPU work without saying so (a
+//     launch waiting for room in a full launch queue);
 //   - untraced CPU time as each CPU task's gap, counted from when the task
-//     became ready, so a replay with no pass reproduces the trace;
+//     became ready, so a replay with no pass reproduces the trace; GPU work
+//     keeps only the GPU's scheduling latency (a few microseconds) as gap;
 //   - layers from the CPU op and annotation ranges enclosing each call, and
 //     phases (forward, backward, optimizer) from their names and threads;
 //   - iterations from ProfilerStep ranges, with a marker task at each start.
@@ -51,6 +54,14 @@ struct LoweringOptions {
   /// A CPU task whose thread was idle at least this long (ns) before it is
   /// checked for a cross-thread cause.
   int64_t ThreadIdleNs = 50000;
+  /// GPU work that started at most this long (ns) after it could (after its
+  /// launch and its stream's previous work) keeps the delay as its gap: the
+  /// GPU's scheduling latency between back-to-back work.
+  int64_t GpuLatencyNs = 5000;
+  /// A call lasting at least this long (ns) that returned right when
+  /// earlier GPU work ended is taken to have waited for it (a full launch
+  /// queue); typical launches take 5-10 us.
+  int64_t BlockedCallNs = 50000;
   /// A call whose GPU work started at least this long (ns) before the call
   /// returned is split in two where the work started, so the work can start
   /// before the call ends (a pageable copy is staged while the call runs).
@@ -62,6 +73,7 @@ struct LoweringStats {
   uint64_t Tasks = 0, Edges = 0, Lanes = 0, Iterations = 0;
   uint64_t LaunchEdges = 0, SyncEdges = 0, CrossStreamEdges = 0;
   uint64_t InferredCrossStream = 0, InferredCrossThread = 0;
+  uint64_t InferredBlockedCalls = 0; ///< calls found waiting for GPU work
   uint64_t UnmatchedActivities = 0;   ///< GPU work with no launching call
   uint64_t DuplicateCorrelations = 0; ///< calls sharing a correlation id
   uint64_t NestedCalls = 0;           ///< calls inside calls, merged

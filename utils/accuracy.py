@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Replay fidelity of dd-import + dd-sim on real traces; writes docs/Accuracy.md.
+
+Usage:
+  accuracy.py --traces ../shared/traces [--work DIR] [--check] [--write docs/Accuracy.md]
+
+For every Kineto trace under TRACES/kineto (each rank of a multi-rank job on
+its own), it imports the trace, replays it with no pass, and compares each
+complete ProfilerStep's simulated duration with the recorded one. It does the
+same with sync and cross-stream edges left out, and predicts one what-if
+(every kernel twice as fast) with and without them, to show what those edges
+contribute. Uses the dd-import, dd-opt and dd-sim on PATH.
+
+--check exits non-zero unless the median |error| is within 1% and every step
+within 3% (the targets of issue 3); --write regenerates docs/Accuracy.md.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+ABLATION = ["-sync-edges=false", "-cross-stream-edges=false"]
+
+
+def run(*cmd, stdin=None):
+    return subprocess.run(cmd, check=True, capture_output=True, input=stdin).stdout
+
+
+def simulate(trace, work, flags=(), whatif=None):
+    out = os.path.join(work, os.path.basename(trace) + "".join(flags) + ".ddir")
+    run("dd-import", "-q", *flags, trace, "-o", out)
+    if whatif:
+        graph = run("dd-opt", whatif, out)
+        report = run("dd-sim", "-report=json", "-", stdin=graph)
+    else:
+        report = run("dd-sim", "-report=json", out)
+    return json.loads(report)
+
+
+def steps(report):
+    """(name, measured, predicted) of every step with both figures."""
+    return [(i["name"], i["measured_ns"], i["predicted_ns"]) for i in report["iterations"]
+            if i["measured_ns"] and i["predicted_ns"] is not None]
+
+
+def err(measured, predicted):
+    return (predicted - measured) / measured
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--traces", required=True)
+    ap.add_argument("--work", default="/tmp/dd-accuracy")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--write")
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+
+    kineto = os.path.join(a.traces, "kineto")
+    traces = sorted(os.path.join(root, n) for root, _, names in os.walk(kineto)
+                    for n in names if n.endswith(".json.gz") or n.endswith(".json"))
+    rows, ablated_rows, whatif_rows, errors = [], [], [], []
+    for t in traces:
+        name = os.path.relpath(t, a.traces)
+        full, ablated = simulate(t, a.work), simulate(t, a.work, ABLATION)
+        ab = {s[0]: s[2] for s in steps(ablated)}
+        for step_name, measured, predicted in steps(full):
+            e = err(measured, predicted)
+            errors.append(abs(e))
+            rows.append((name, step_name, measured, predicted, e))
+            if step_name in ab:
+                ablated_rows.append((name, step_name, measured, ab[step_name],
+                                     err(measured, ab[step_name])))
+        fast = simulate(t, a.work, (), "-scale-tasks=factor=0.5 kind=kernel")
+        fast_ab = simulate(t, a.work, ABLATION, "-scale-tasks=factor=0.5 kind=kernel")
+        fa = {s[0]: s[2] for s in steps(fast_ab)}
+        for step_name, measured, predicted in steps(fast):
+            whatif_rows.append((name, step_name, measured, predicted, fa.get(step_name)))
+
+    if not errors:
+        print("accuracy: no complete steps found")
+        return 1
+    median, worst = statistics.median(errors), max(errors)
+    ok = median <= 0.01 and worst <= 0.03
+    print(f"accuracy: {len(errors)} steps of {len(traces)} traces: "
+          f"median |error| {100 * median:.3f}%, max |error| {100 * worst:.3f}%: "
+          f"{'within targets' if ok else 'OUTSIDE TARGETS'}")
+    if a.write:
+        write_doc(a.write, rows, ablated_rows, whatif_rows, median, worst, len(traces))
+    return 0 if ok or not a.check else 1
+
+
+def ms(ns):
+    return f"{ns / 1e6:.3f}"
+
+
+def write_doc(path, rows, ablated, whatif, median, worst, ntraces):
+    abl_err = [abs(r[4]) for r in ablated]
+    lines = [
+        "# Accuracy",
+        "",
+        "<!-- Written by utils/accuracy.py; regenerate, do not edit by hand. -->",
+        "",
+        "Replay fidelity: each real trace in `../shared/traces/kineto` (recorded by others;",
+        "see its README) is imported with `dd-import` and replayed with `dd-sim` with no",
+        "pass. Each complete `ProfilerStep` is compared with its recorded duration.",
+        "Ranks of a multi-rank job are imported one at a time. Regenerate with:",
+        "",
+        "    PATH=$PWD/build/bin:$PATH python3 utils/accuracy.py --traces ../shared/traces --write docs/Accuracy.md",
+        "",
+        f"**{len(rows)} steps of {ntraces} traces: median |error| {100 * median:.3f}%, "
+        f"max |error| {100 * worst:.3f}%** (targets: median within 1%, every step within 3%).",
+        "",
+        "| trace | step | measured (ms) | predicted (ms) | error |",
+        "|---|---|---:|---:|---:|",
+    ]
+    lines += [f"| {t} | {s} | {ms(m)} | {ms(p)} | {100 * e:+.3f}% |" for t, s, m, p, e in rows]
+    lines += [
+        "",
+        "## Without sync and cross-stream edges",
+        "",
+        "The same replay with `dd-import -sync-edges=false -cross-stream-edges=false`:",
+        "synchronizing calls keep only their own modelled time (what is left after the",
+        "wait) but nothing makes them wait, and streams no longer wait for each other.",
+        f"Median |error| {100 * statistics.median(abl_err):.3f}%, max {100 * max(abl_err):.3f}%.",
+        "Most of these traces wait little on the GPU inside their steps (their CPU side",
+        "is the bottleneck, or launches block when the launch queue is full, which the",
+        "recorded call durations already hold), so the replay changes little; the edges",
+        "matter when a what-if moves GPU work, below.",
+        "",
+        "| trace | step | measured (ms) | predicted without (ms) | error |",
+        "|---|---|---:|---:|---:|",
+    ]
+    lines += [f"| {t} | {s} | {ms(m)} | {ms(p)} | {100 * e:+.3f}% |" for t, s, m, p, e in ablated]
+    lines += [
+        "",
+        "## A what-if with and without those edges",
+        "",
+        "Every kernel twice as fast (`dd-opt -scale-tasks='factor=0.5 kind=kernel'`),",
+        "predicted with the full model and with sync and cross-stream edges left out.",
+        "There is no measurement of these runs: the columns show how much of the",
+        "prediction those edges carry, not its accuracy (that needs paired recordings",
+        "on a GPU; none was available to this project yet).",
+        "",
+        "| trace | step | measured (ms) | 2x kernels (ms) | 2x kernels, no sync/cross-stream (ms) |",
+        "|---|---|---:|---:|---:|",
+    ]
+    lines += [f"| {t} | {s} | {ms(m)} | {ms(p)} | {ms(q) if q is not None else '-'} |"
+              for t, s, m, p, q in whatif]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
