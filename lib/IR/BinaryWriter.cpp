@@ -1,7 +1,8 @@
 //===- BinaryWriter.cpp - Write the binary .ddir form ---------------------===//
 //
 // Writes a graph in canonical order (CanonicalOrder.h) with its string table
-// and attribute table compacted to what live tasks use, in order of first use,
+// and attribute table compacted to what live tasks use (attributes
+// deduplicated by value), in order of first use,
 // and its memory events sorted by time, so that the bytes depend only on the
 // graph and never on how it was built.
 //
@@ -11,7 +12,10 @@
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/ddir_generated.h"
 
+#include "llvm/ADT/Hashing.h"
+
 #include <algorithm>
+#include <unordered_map>
 
 using namespace dd;
 
@@ -68,6 +72,15 @@ buildMetadata(flatbuffers::FlatBufferBuilder &B, const Metadata &M) {
                             B.CreateVector(Devs), B.CreateVector(Ranks));
 }
 
+struct AttrsHash {
+  size_t operator()(const TaskAttrs &A) const {
+    return llvm::hash_combine(A.Bytes, A.Flops, A.Grid[0], A.Grid[1],
+                              A.Grid[2], A.Block[0], A.Block[1], A.Block[2],
+                              A.SharedMemBytes, A.RegistersPerThread,
+                              A.CopyKind);
+  }
+};
+
 } // namespace
 
 llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
@@ -91,14 +104,19 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
     Its.emplace_back(I.StartNs, I.MeasuredNs, Str(I.Name), 0);
 
   std::vector<fb::Task> Tasks;
+  // Attributes are stored once per distinct value: kernels of repeated
+  // layers and iterations share their launch shapes.
   std::vector<fb::TaskAttrs> Attrs;
+  std::unordered_map<TaskAttrs, AttrId, AttrsHash> AttrIndex;
   Tasks.reserve(C.Order.size());
   for (TaskId Old : C.Order) {
     const Task &T = G.task(Old);
     AttrId A = NoId;
     if (const TaskAttrs *TA = G.attrs(Old)) {
-      A = Attrs.size();
-      Attrs.emplace_back(TA->Bytes, TA->Flops, TA->Grid[0], TA->Grid[1],
+      auto [It, New] = AttrIndex.try_emplace(*TA, Attrs.size());
+      A = It->second;
+      if (New)
+        Attrs.emplace_back(TA->Bytes, TA->Flops, TA->Grid[0], TA->Grid[1],
                          TA->Grid[2], TA->Block[0], TA->Block[1], TA->Block[2],
                          TA->SharedMemBytes, TA->RegistersPerThread,
                          TA->CopyKind, 0);

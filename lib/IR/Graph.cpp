@@ -83,13 +83,11 @@ void Graph::moveTask(TaskId T, LaneId L, TaskId After) {
   }
 }
 
+// Entries may be shared by several tasks (writers deduplicate them), so a
+// task never changes its entry in place: it gets a new one.
 void Graph::setAttrs(TaskId T, const TaskAttrs &A) {
-  if (Tasks[T].Attrs == NoId) {
-    Attrs.push_back(A);
-    Tasks[T].Attrs = static_cast<AttrId>(Attrs.size() - 1);
-  } else {
-    Attrs[Tasks[T].Attrs] = A;
-  }
+  Attrs.push_back(A);
+  Tasks[T].Attrs = static_cast<AttrId>(Attrs.size() - 1);
 }
 
 void Graph::addNote(TaskId T, llvm::StringRef Key, llvm::StringRef Value) {

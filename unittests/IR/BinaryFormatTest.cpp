@@ -250,3 +250,26 @@ TEST(BinaryFormatTest, RejectsTaskOnMissingLane) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(BinaryFormatTest, EqualAttributesAreStoredOnce) {
+  Graph G;
+  LaneId S = addLane(G, "stream", LaneKind::GpuStream);
+  TaskAttrs A;
+  A.Grid[0] = 8;
+  A.Block[0] = 128;
+  TaskAttrs B = A;
+  B.RegistersPerThread = 32;
+  for (const TaskAttrs *Each : {&A, &B, &A, &A})
+    G.setAttrs(addTask(G, S, "k", 0, 1, TaskKind::Kernel), *Each);
+  auto G2 = parseBinaryGraph(toBinary(G));
+  ASSERT_TRUE(bool(G2));
+  EXPECT_EQ(G2->attrSlots().size(), 2u);
+  EXPECT_EQ(*G2->attrs(0), A);
+  EXPECT_EQ(*G2->attrs(1), B);
+  EXPECT_EQ(*G2->attrs(3), A);
+  EXPECT_EQ(G2->task(0).Attrs, G2->task(3).Attrs);
+}
+
+} // namespace

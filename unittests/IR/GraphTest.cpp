@@ -100,10 +100,11 @@ TEST(GraphTest, AttrsAndNotes) {
   At.Bytes = 64;
   G.setAttrs(T, At);
   At.Bytes = 128;
-  G.setAttrs(T, At); // replaces, does not add
+  G.setAttrs(T, At); // replaces: a new entry, since entries may be shared
   ASSERT_NE(G.attrs(T), nullptr);
   EXPECT_EQ(G.attrs(T)->Bytes, 128u);
-  EXPECT_EQ(G.attrSlots().size(), 1u);
+  EXPECT_EQ(G.attrSlots().size(), 2u);
+  EXPECT_EQ(G.attrSlots()[0].Bytes, 64u); // untouched for other users
   G.addNote(T, "k", "v");
   ASSERT_EQ(G.notes().size(), 1u);
   EXPECT_EQ(G.str(G.notes()[0].Value), "v");

@@ -101,7 +101,8 @@ public:
     return Tasks[T].Attrs == NoId ? nullptr : &Attrs[Tasks[T].Attrs];
   }
   llvm::ArrayRef<TaskAttrs> attrSlots() const { return Attrs; }
-  /// Sets (or replaces) the attributes of \p T.
+  /// Sets (or replaces) the attributes of \p T. Entries can be shared by
+  /// tasks, so this adds a new one; writers drop unused ones.
   void setAttrs(TaskId T, const TaskAttrs &A);
 
   llvm::ArrayRef<TaskNote> notes() const { return Notes; }
