@@ -433,8 +433,8 @@ TEST(KinetoReaderTest, MalformedJsonNamesTheByte) {
                 .rfind("t.json: malformed JSON at byte 26: ", 0),
             0u);
   // A string cut after a backslash, at the very end.
-  EXPECT_EQ(readError("[{\"name\": \"a\\").rfind(
-                "t.json: malformed JSON at byte 10: ", 0),
+  EXPECT_EQ(readError("[{\"name\": \"a\\")
+                .rfind("t.json: malformed JSON at byte 10: ", 0),
             0u)
       << readError("[{\"name\": \"a\\");
   // Truncated in the middle of the events.
