@@ -74,8 +74,8 @@ buildMetadata(flatbuffers::FlatBufferBuilder &B, const Metadata &M) {
 
 struct AttrsHash {
   size_t operator()(const TaskAttrs &A) const {
-    return llvm::hash_combine(A.Bytes, A.Flops, A.Grid[0], A.Grid[1],
-                              A.Grid[2], A.Block[0], A.Block[1], A.Block[2],
+    return llvm::hash_combine(A.Bytes, A.Flops, A.Grid[0], A.Grid[1], A.Grid[2],
+                              A.Block[0], A.Block[1], A.Block[2],
                               A.SharedMemBytes, A.RegistersPerThread,
                               A.CopyKind);
   }
@@ -117,9 +117,9 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
       A = It->second;
       if (New)
         Attrs.emplace_back(TA->Bytes, TA->Flops, TA->Grid[0], TA->Grid[1],
-                         TA->Grid[2], TA->Block[0], TA->Block[1], TA->Block[2],
-                         TA->SharedMemBytes, TA->RegistersPerThread,
-                         TA->CopyKind, 0);
+                           TA->Grid[2], TA->Block[0], TA->Block[1],
+                           TA->Block[2], TA->SharedMemBytes,
+                           TA->RegistersPerThread, TA->CopyKind, 0);
     }
     Tasks.emplace_back(T.StartNs, T.DurationNs, T.GapNs, Str(T.Name), T.Lane,
                        T.Layer, T.Correlation, A,

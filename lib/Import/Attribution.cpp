@@ -110,11 +110,11 @@ void lowering::attributeCalls(Context &C) {
       if (Rg.Kind == RangeKind::Step)
         continue; // an iteration, not a layer
       LayerId Parent = Stack.empty() ? NoId : Stack.back().Layer;
-      Phase Inherited = Stack.empty() ? BasePhase(Thread, Rg.StartNs)
-                                      : Stack.back().Ph;
-      Stack.push_back(OpenRange{Rg.EndNs, LayerFor(Parent, Rg.Name),
-                                phaseOfRange(M.Strings.get(Rg.Name),
-                                             Inherited)});
+      Phase Inherited =
+          Stack.empty() ? BasePhase(Thread, Rg.StartNs) : Stack.back().Ph;
+      Stack.push_back(
+          OpenRange{Rg.EndNs, LayerFor(Parent, Rg.Name),
+                    phaseOfRange(M.Strings.get(Rg.Name), Inherited)});
     }
     while (!Stack.empty() && Stack.back().EndNs < Call.EndNs)
       Stack.pop_back();

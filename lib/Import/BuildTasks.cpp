@@ -141,9 +141,9 @@ void lowering::buildTasks(Context &C) {
   std::vector<uint32_t> FirstWork(M.Calls.size(), NoId);
   for (uint32_t A = 0; A != M.Activities.size(); ++A) {
     uint32_t Call = C.ActivityCall[A];
-    if (Call != NoId && (FirstWork[Call] == NoId ||
-                         M.Activities[A].StartNs <
-                             M.Activities[FirstWork[Call]].StartNs))
+    if (Call != NoId &&
+        (FirstWork[Call] == NoId ||
+         M.Activities[A].StartNs < M.Activities[FirstWork[Call]].StartNs))
       FirstWork[Call] = A;
   }
 
@@ -210,7 +210,8 @@ void lowering::buildTasks(Context &C) {
           G.task(Id).DurationNs = Split - T.StartNs;
           C.RecordedEnd.back() = Split;
           Task Rest = T;
-          Rest.Name = M.Strings.intern((M.Strings.get(T.Name) + " (rest)").str());
+          Rest.Name =
+              M.Strings.intern((M.Strings.get(T.Name) + " (rest)").str());
           Rest.Correlation = 0;
           Rest.StartNs = Split;
           Rest.DurationNs = End - Split;
@@ -219,8 +220,7 @@ void lowering::buildTasks(Context &C) {
           ++C.Stats.SplitCalls;
         }
       }
-    }
-    else if (It.Kind == ItemKind::Activity) {
+    } else if (It.Kind == ItemKind::Activity) {
       C.ActivityTask[It.Index] = Id;
       if (M.Activities[It.Index].HasAttrs)
         G.setAttrs(Id, M.Activities[It.Index].Attrs);
@@ -248,9 +248,9 @@ void lowering::buildTasks(Context &C) {
   }
 
   for (uint32_t R : Steps)
-    G.iterationsMut().push_back(Iteration{
-        M.Ranges[R].StartNs, M.Ranges[R].EndNs - M.Ranges[R].StartNs,
-        M.Ranges[R].Name});
+    G.iterationsMut().push_back(
+        Iteration{M.Ranges[R].StartNs, M.Ranges[R].EndNs - M.Ranges[R].StartNs,
+                  M.Ranges[R].Name});
   C.Stats.Iterations = Steps.size();
 }
 
@@ -273,7 +273,8 @@ void lowering::computeGaps(Context &C) {
     }
     TaskId Prev = G.prevOnLane(T);
     int64_t Free = Prev == NoId ? C.T0 : C.RecordedEnd[Prev];
-    int64_t Late = std::max<int64_t>(0, Tk.StartNs - std::max(Free, ReadyNs[T]));
+    int64_t Late =
+        std::max<int64_t>(0, Tk.StartNs - std::max(Free, ReadyNs[T]));
     // GPU work starts when launched and its stream is free, plus the GPU's
     // own scheduling latency: a few microseconds, kept as its gap so that a
     // stream of back-to-back kernels replays at its recorded pace. A longer

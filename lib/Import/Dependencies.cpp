@@ -5,9 +5,10 @@
 // the work. A copy or memset call that lasted until its GPU work was done was
 // blocking (cudaMemcpy, or an async copy to pageable memory): its rest gets a
 // sync edge from the work; if it was too short to split, the work depends on
-// what preceded the call on its thread, and the call waits for the work. Synchronize calls get sync edges from the work
-// they waited for: from the trace's synchronization records where it has
-// them (Kineto cuda_sync, CUPTI SYNCHRONIZATION), otherwise from timing.
+// what preceded the call on its thread, and the call waits for the work.
+// Synchronize calls get sync edges from the work they waited for: from the
+// trace's synchronization records where it has them (Kineto cuda_sync, CUPTI
+// SYNCHRONIZATION), otherwise from timing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,18 +25,16 @@ namespace {
 /// The last activity on stream \p S issued before \p T, or NoId.
 uint32_t lastIssuedBefore(const Context &C, uint32_t S, int64_t T) {
   const std::vector<uint32_t> &On = C.StreamActivities[S];
-  auto It = std::partition_point(On.begin(), On.end(), [&](uint32_t A) {
-    return C.IssueNs[A] < T;
-  });
+  auto It = std::partition_point(On.begin(), On.end(),
+                                 [&](uint32_t A) { return C.IssueNs[A] < T; });
   return It == On.begin() ? NoId : *std::prev(It);
 }
 
 /// The first activity on stream \p S issued at or after \p T, or NoId.
 uint32_t firstIssuedFrom(const Context &C, uint32_t S, int64_t T) {
   const std::vector<uint32_t> &On = C.StreamActivities[S];
-  auto It = std::partition_point(On.begin(), On.end(), [&](uint32_t A) {
-    return C.IssueNs[A] < T;
-  });
+  auto It = std::partition_point(On.begin(), On.end(),
+                                 [&](uint32_t A) { return C.IssueNs[A] < T; });
   return It == On.end() ? NoId : *It;
 }
 
@@ -72,8 +71,7 @@ void lowering::addLaunchEdges(Context &C) {
         ++C.Stats.SyncEdges;
       }
     } else if (isBlocking(M.Calls[Call], M.Activities[A])) {
-      C.addEdge(C.G.prevOnLane(CallTask), ActTask, EdgeKind::Launch,
-                Recorded);
+      C.addEdge(C.G.prevOnLane(CallTask), ActTask, EdgeKind::Launch, Recorded);
       C.addEdge(ActTask, CallTask, EdgeKind::Sync, Recorded);
       ++C.Stats.SyncEdges;
     } else {
@@ -156,8 +154,7 @@ void lowering::addCrossStreamEdges(Context &C) {
     uint32_t Waiting = findStream(M, R.Device, R.Stream);
     uint32_t Waited = findStream(M, R.Device, R.WaitOnStream);
     if (Wait == C.CallByCorrelation.end() ||
-        Recd == C.CallByCorrelation.end() || Waiting == NoId ||
-        Waited == NoId)
+        Recd == C.CallByCorrelation.end() || Waiting == NoId || Waited == NoId)
       continue;
     uint32_t Src = lastIssuedBefore(C, Waited, M.Calls[Recd->second].StartNs);
     uint32_t Dst = firstIssuedFrom(C, Waiting, M.Calls[Wait->second].StartNs);

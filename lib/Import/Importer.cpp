@@ -55,9 +55,9 @@ llvm::Expected<ImportResult> dd::import::importTrace(llvm::StringRef Path,
   if (!In)
     return In.takeError();
   if (In->Bytes.size() == 0)
-    return prefixed(In->Name,
-                    llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                            "empty file"));
+    return prefixed(
+        In->Name,
+        llvm::createStringError(llvm::inconvertibleErrorCode(), "empty file"));
   ImportResult R;
   R.InputBytes = In->StoredSize;
   R.TextBytes = In->Bytes.size();
@@ -71,8 +71,8 @@ llvm::Expected<ImportResult> dd::import::importTrace(llvm::StringRef Path,
     break;
   case InputFormat::NsysSqlite:
     R.Format = "nsys";
-    Model = Path != "-" && !In->WasGzip ? readNsysTrace(Path)
-                                        : readNsysBytes(*In);
+    Model =
+        Path != "-" && !In->WasGzip ? readNsysTrace(Path) : readNsysBytes(*In);
     break;
   case InputFormat::Unknown:
     return prefixed(In->Name,

@@ -81,10 +81,10 @@ void lowering::addCrossThreadEdges(Context &C) {
       continue;
     // Something on another thread ended while this one idled: the latest
     // such end is taken as what it waited for.
-    TaskId Cause = latestEndingBefore(CpuEnds, Tk.StartNs, Free + 1,
-                                      [&](uint32_t U) {
-                                        return G.task(U).Lane != Tk.Lane;
-                                      });
+    TaskId Cause =
+        latestEndingBefore(CpuEnds, Tk.StartNs, Free + 1, [&](uint32_t U) {
+          return G.task(U).Lane != Tk.Lane;
+        });
     if (Cause == NoId)
       continue;
     C.addEdge(Cause, T, EdgeKind::ProgramOrder, Inferred);
@@ -158,8 +158,8 @@ void lowering::addCrossStreamInferred(Context &C) {
           [&](uint32_t B) { return M.Activities[B].Stream != S; });
       if (Cause == NoId)
         continue;
-      C.addEdge(C.ActivityTask[Cause], C.ActivityTask[A],
-                EdgeKind::CrossStream, Inferred);
+      C.addEdge(C.ActivityTask[Cause], C.ActivityTask[A], EdgeKind::CrossStream,
+                Inferred);
       ++C.Stats.InferredCrossStream;
     }
   }

@@ -7,6 +7,8 @@
 
 #include "daydream/Import/InputFile.h"
 
+#include "llvm/Support/Process.h"
+
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -28,6 +30,25 @@ PaddedBuffer::PaddedBuffer(StringRef Bytes) {
   if (!Bytes.empty())
     std::memcpy(Data.get(), Bytes.data(), Bytes.size());
   setSize(Bytes.size());
+}
+
+PaddedBuffer PaddedBuffer::mapped(std::unique_ptr<llvm::MemoryBuffer> File) {
+  PaddedBuffer B;
+  B.View = File->getBufferStart();
+  B.Size = B.Capacity = File->getBufferSize();
+  B.Mapping = std::move(File);
+  return B;
+}
+
+/// Whether \p Buf is a file mapping that can be read InputPadding bytes past
+/// its end: the kernel maps whole pages and zero-fills the last one.
+static bool canReadPastEnd(const llvm::MemoryBuffer &Buf) {
+  if (Buf.getBufferKind() != llvm::MemoryBuffer::MemoryBuffer_MMap)
+    return false;
+  uintptr_t End = reinterpret_cast<uintptr_t>(Buf.getBufferEnd());
+  uintptr_t Page = llvm::sys::Process::getPageSizeEstimate();
+  uintptr_t Left = End % Page ? Page - End % Page : 0;
+  return Left >= InputPadding;
 }
 
 void PaddedBuffer::reserve(size_t N) {
@@ -87,7 +108,7 @@ llvm::Error dd::import::gunzip(StringRef Compressed, PaddedBuffer &Out) {
     uInt OutChunk = uInt(std::min<size_t>(Out.capacity() - Done, 1u << 30));
     Z.next_in = const_cast<Bytef *>(In);
     Z.avail_in = InChunk;
-    Z.next_out = reinterpret_cast<Bytef *>(Out.data() + Done);
+    Z.next_out = reinterpret_cast<Bytef *>(Out.writableData() + Done);
     Z.avail_out = OutChunk;
     int Rc = inflate(&Z, Z_NO_FLUSH);
     In += InChunk - Z.avail_in;
@@ -134,13 +155,22 @@ Expected<InputFile> dd::import::makeInputFile(StringRef Name,
 
 Expected<InputFile> dd::import::loadInputFile(StringRef Path) {
   std::string Name = Path == "-" ? "<stdin>" : Path.str();
-  // Memory-mapped when large; the copy into a padded buffer (or the gunzip)
-  // is what the parser reads, so the mapping is dropped on return.
+  // Memory-mapped when large. A plain file whose last page leaves room for
+  // the padding is parsed in place; otherwise the copy into a padded buffer
+  // (or the gunzip) is what the parser reads.
   auto BufOr = llvm::MemoryBuffer::getFileOrSTDIN(
       Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (std::error_code EC = BufOr.getError())
     return makeError(Name + ": " + EC.message());
-  return makeInputFile(Name, (*BufOr)->getBuffer());
+  std::unique_ptr<llvm::MemoryBuffer> &Buf = *BufOr;
+  if (!isGzip(Buf->getBuffer()) && canReadPastEnd(*Buf)) {
+    InputFile F;
+    F.Name = Name;
+    F.StoredSize = Buf->getBufferSize();
+    F.Bytes = PaddedBuffer::mapped(std::move(Buf));
+    return std::move(F);
+  }
+  return makeInputFile(Name, Buf->getBuffer());
 }
 
 InputFormat dd::import::detectFormat(StringRef Bytes) {

@@ -27,9 +27,9 @@ llvm::Error lowering::commitEdges(Context &C) {
   // wait.
   std::vector<char> Dropped(C.Edges.size(), 0);
   for (size_t I = 0; I != C.Edges.size(); ++I)
-    Dropped[I] = (C.Edges[I].Kind == EdgeKind::Sync && !C.Opts.SyncEdges) ||
-                 (C.Edges[I].Kind == EdgeKind::CrossStream &&
-                  !C.Opts.CrossStreamEdges);
+    Dropped[I] =
+        (C.Edges[I].Kind == EdgeKind::Sync && !C.Opts.SyncEdges) ||
+        (C.Edges[I].Kind == EdgeKind::CrossStream && !C.Opts.CrossStreamEdges);
   for (unsigned Round = 0;; ++Round) {
     G.clearEdges();
     for (size_t I = 0; I != C.Edges.size(); ++I)
@@ -54,12 +54,11 @@ llvm::Error lowering::commitEdges(Context &C) {
           Worst = I;
     }
     if (Worst == C.Edges.size())
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "dependency cycle through lane order "
-                                     "alone at '%s'",
-                                     G.str(G.task(Cycle.front()).Name)
-                                         .str()
-                                         .c_str());
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "dependency cycle through lane order "
+          "alone at '%s'",
+          G.str(G.task(Cycle.front()).Name).str().c_str());
     Dropped[Worst] = 1;
     ++C.Stats.CyclesBroken;
     const PendingEdge &E = C.Edges[Worst];

@@ -47,10 +47,10 @@ ApiKind dd::import::classifyApi(llvm::StringRef Name) {
                   .Default(ApiKind::Other);
   if (K != ApiKind::Other)
     return K;
-  if (Base.contains("LaunchKernel") || Base.contains("LaunchCooperativeKernel") ||
-      Base == "cudaGraphLaunch" || Base == "cuGraphLaunch" ||
-      Base == "hipGraphLaunch" || Base.startswith("hipExtLaunch") ||
-      Base == "hipModuleLaunchKernel")
+  if (Base.contains("LaunchKernel") ||
+      Base.contains("LaunchCooperativeKernel") || Base == "cudaGraphLaunch" ||
+      Base == "cuGraphLaunch" || Base == "hipGraphLaunch" ||
+      Base.startswith("hipExtLaunch") || Base == "hipModuleLaunchKernel")
     return ApiKind::Launch;
   if (Base.contains("Memcpy") || Base.contains("memcpy"))
     return ApiKind::Memcpy;

@@ -48,9 +48,9 @@ struct Options {
       "sync-edges", cl::init(true),
       cl::desc("Add sync edges into synchronizing calls (default true)"),
       cl::cat(Category)};
-  cl::opt<bool> CrossStream{
-      "cross-stream-edges", cl::init(true),
-      cl::desc("Add cross-stream edges (default true)"), cl::cat(Category)};
+  cl::opt<bool> CrossStream{"cross-stream-edges", cl::init(true),
+                            cl::desc("Add cross-stream edges (default true)"),
+                            cl::cat(Category)};
   cl::opt<bool> Infer{
       "infer-deps", cl::init(true),
       cl::desc("Infer cross-stream and cross-thread edges from timing where "
@@ -81,8 +81,7 @@ private:
   bool Shown = false;
 };
 
-void printSummary(llvm::StringRef Name, const ImportResult &R,
-                  double Seconds) {
+void printSummary(llvm::StringRef Name, const ImportResult &R, double Seconds) {
   const ImportStats &In = R.Read;
   const LoweringStats &L = R.Lowered;
   auto &OS = llvm::errs();
@@ -90,17 +89,16 @@ void printSummary(llvm::StringRef Name, const ImportResult &R,
   OS << Tool << ": " << Name << ": " << R.Format << ", "
      << llvm::format("%.1f MB in %.2f s (%.0f MB/s)", MB, Seconds,
                      Seconds > 0 ? MB / Seconds : 0.0)
-     << ": " << In.Events << " events -> " << L.Tasks << " tasks on "
-     << L.Lanes << " lanes, " << L.Edges << " edges, " << L.Iterations
+     << ": " << In.Events << " events -> " << L.Tasks << " tasks on " << L.Lanes
+     << " lanes, " << L.Edges << " edges, " << L.Iterations
      << " iterations; skipped " << In.SkippedPython << " python_function, "
      << In.SkippedOther << " other, " << In.MissingFields
      << " with missing fields; " << L.UnmatchedActivities
      << " GPU activities without a launch, " << L.DuplicateCorrelations
      << " duplicate correlations, " << L.NestedCalls << " nested calls, "
      << L.OverlappingTasks << " overlapping, " << L.SplitCalls
-     << " split calls; inferred "
-     << L.InferredCrossStream << " cross-stream, " << L.InferredCrossThread
-     << " cross-thread and " << L.InferredBlockedCalls
+     << " split calls; inferred " << L.InferredCrossStream << " cross-stream, "
+     << L.InferredCrossThread << " cross-thread and " << L.InferredBlockedCalls
      << " blocked-call edges\n";
 }
 
@@ -135,9 +133,9 @@ int dd::ddImportMain(int Argc, char **Argv) {
   auto R = importTrace(Input, IO, [&](uint64_t Done, uint64_t Total) {
     Bar.update(Done, Total);
   });
-  double Seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - Start)
-                       .count();
+  double Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   if (!R)
     return reportError(Tool, R.takeError());
   R->G.metadata().Producer = "dd-import 0.1.0";

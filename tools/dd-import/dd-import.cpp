@@ -1,6 +1,7 @@
 //===- dd-import.cpp - Lower a GPU trace to a .ddir graph -----------------===//
 //
-// The whole tool is the library driver ddImportMain (lib/Tools/DdImportMain.cpp).
+// The whole tool is the library driver ddImportMain
+// (lib/Tools/DdImportMain.cpp).
 //
 //===----------------------------------------------------------------------===//
 

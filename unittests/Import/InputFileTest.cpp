@@ -122,6 +122,34 @@ TEST(InputFileTest, LoadsAGzipFileFromDisk) {
   EXPECT_EQ(F->Bytes.str(), "[{\"ph\": \"M\"}]");
 }
 
+// Large plain files are parsed where they are mapped when the mapping has
+// room for the padding, and copied otherwise; either way the bytes and the
+// zero padding after them must be there. Sizes around a page boundary
+// exercise both paths.
+TEST(InputFileTest, LargePlainFilesKeepTheirBytesAndPadding) {
+  for (size_t Size :
+       {size_t(1) << 20, (size_t(1) << 20) - 10, (size_t(1) << 20) + 100}) {
+    llvm::SmallString<128> Path;
+    ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("dd-input", "json", Path));
+    std::string Text(Size, ' ');
+    Text.front() = '[';
+    Text.back() = ']';
+    {
+      std::error_code EC;
+      llvm::raw_fd_ostream OS(Path, EC);
+      ASSERT_FALSE(EC);
+      OS << Text;
+    }
+    auto F = loadInputFile(Path);
+    llvm::sys::fs::remove(Path);
+    ASSERT_TRUE(bool(F)) << errorText(F.takeError());
+    EXPECT_EQ(F->StoredSize, Size);
+    EXPECT_TRUE(F->Bytes.str() == Text);
+    for (size_t I = 0; I != InputPadding; ++I)
+      EXPECT_EQ(F->Bytes.data()[Size + I], '\0') << Size << " + " << I;
+  }
+}
+
 TEST(InputFileTest, DetectsFormatByContent) {
   EXPECT_EQ(detectFormat("{\"traceEvents\": []}"), InputFormat::KinetoJson);
   EXPECT_EQ(detectFormat("  \n\t[{}]"), InputFormat::KinetoJson);
@@ -138,7 +166,7 @@ TEST(InputFileTest, PaddedBufferGrowsKeepingContent) {
   B.reserve(1000);
   EXPECT_EQ(B.str(), "abc");
   EXPECT_GE(B.capacity(), 1000u);
-  B.data()[3] = 'd';
+  B.writableData()[3] = 'd';
   B.setSize(4);
   EXPECT_EQ(B.str(), "abcd");
   EXPECT_TRUE(paddingIsZero(B));

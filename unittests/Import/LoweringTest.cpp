@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "daydream/Import/Lowering.h"
 #include "../../lib/Import/LoweringContext.h"
 #include "daydream/IR/Verifier.h"
-#include "daydream/Import/Lowering.h"
 #include "daydream/Sim/Simulator.h"
 
 #include "gtest/gtest.h"
@@ -29,8 +29,8 @@ struct ModelBuilder {
   uint32_t Main = M.thread(100, 100);
   uint32_t S7 = M.stream(0, 7);
 
-  void call(llvm::StringRef Name, int64_t Start, int64_t End,
-            uint32_t Corr = 0, uint32_t Thread = 0) {
+  void call(llvm::StringRef Name, int64_t Start, int64_t End, uint32_t Corr = 0,
+            uint32_t Thread = 0) {
     M.Calls.push_back(ApiCall{Start, End, Thread, M.Strings.intern(Name), Corr,
                               classifyApi(Name)});
   }
@@ -100,14 +100,15 @@ TEST(LoweringTest, LaunchesAndStreamSynchronize) {
   B.work("k2", 100, 190, 2);
   Lowered L = lower(B);
   const Graph &G = L.G;
-  EXPECT_EQ(edges(G), (EdgeSet{{"cudaLaunchKernel", "k1", EdgeKind::Launch},
-                               {"cudaLaunchKernel_v7000", "k2", EdgeKind::Launch},
-                               {"k2", "cudaStreamSynchronize", EdgeKind::Sync}}));
+  EXPECT_EQ(edges(G),
+            (EdgeSet{{"cudaLaunchKernel", "k1", EdgeKind::Launch},
+                     {"cudaLaunchKernel_v7000", "k2", EdgeKind::Launch},
+                     {"k2", "cudaStreamSynchronize", EdgeKind::Sync}}));
   TaskId Sync = find(G, "cudaStreamSynchronize");
   EXPECT_EQ(G.task(Sync).Kind, TaskKind::Sync);
   EXPECT_EQ(G.task(Sync).DurationNs, 10);
-  EXPECT_EQ(G.task(Sync).GapNs, 5);                                  // 25 - 20
-  EXPECT_EQ(G.task(find(G, "cudaLaunchKernel_v7000")).GapNs, 2);     // 12 - 10
+  EXPECT_EQ(G.task(Sync).GapNs, 5);                              // 25 - 20
+  EXPECT_EQ(G.task(find(G, "cudaLaunchKernel_v7000")).GapNs, 2); // 12 - 10
   EXPECT_EQ(G.task(find(G, "k2")).GapNs, 0);
   EXPECT_EQ(L.Stats.LaunchEdges, 2u);
   EXPECT_EQ(L.Stats.SyncEdges, 1u);
@@ -133,8 +134,10 @@ TEST(LoweringTest, SyncRecordNamesTheStream) {
   R.Stream = 8;
   B.M.Syncs.push_back(R);
   Lowered L = lower(B);
-  EXPECT_TRUE(edges(L.G).count({"on8", "cudaStreamSynchronize", EdgeKind::Sync}));
-  EXPECT_FALSE(edges(L.G).count({"on7", "cudaStreamSynchronize", EdgeKind::Sync}));
+  EXPECT_TRUE(
+      edges(L.G).count({"on8", "cudaStreamSynchronize", EdgeKind::Sync}));
+  EXPECT_FALSE(
+      edges(L.G).count({"on7", "cudaStreamSynchronize", EdgeKind::Sync}));
 }
 
 TEST(LoweringTest, DeviceSynchronizeWaitsForEveryStream) {
@@ -238,7 +241,8 @@ TEST(LoweringTest, RecordedStreamWaitEvent) {
   R.EventRecordCorrelation = 2;
   B.M.Syncs.push_back(R);
   Lowered L = lower(B);
-  EXPECT_TRUE(edges(L.G).count({"producer", "consumer", EdgeKind::CrossStream}));
+  EXPECT_TRUE(
+      edges(L.G).count({"producer", "consumer", EdgeKind::CrossStream}));
   EXPECT_EQ(L.Stats.CrossStreamEdges, 1u);
   EXPECT_EQ(L.Stats.InferredCrossStream, 0u);
 }
@@ -254,7 +258,8 @@ TEST(LoweringTest, InferredCrossStreamWait) {
   B.work("producer", 10000, 100000, 1, B.S7);
   B.work("consumer", 100500, 150000, 2, S8);
   Lowered L = lower(B);
-  EXPECT_TRUE(edges(L.G).count({"producer", "consumer", EdgeKind::CrossStream}));
+  EXPECT_TRUE(
+      edges(L.G).count({"producer", "consumer", EdgeKind::CrossStream}));
   EXPECT_EQ(L.Stats.InferredCrossStream, 1u);
 
   ModelBuilder NoInfer;
@@ -266,7 +271,8 @@ TEST(LoweringTest, InferredCrossStreamWait) {
   LoweringOptions Off;
   Off.InferDependencies = false;
   Lowered L2 = lower(NoInfer, Off);
-  EXPECT_FALSE(edges(L2.G).count({"producer", "consumer", EdgeKind::CrossStream}));
+  EXPECT_FALSE(
+      edges(L2.G).count({"producer", "consumer", EdgeKind::CrossStream}));
 }
 
 TEST(LoweringTest, InferredCrossThreadHandOver) {
@@ -278,7 +284,8 @@ TEST(LoweringTest, InferredCrossThreadHandOver) {
   B.call("fwd_call", 100000, 100010);
   B.call("bwd_call", 100013, 100020, 0, Bwd);
   Lowered L = lower(B);
-  EXPECT_TRUE(edges(L.G).count({"fwd_call", "bwd_call", EdgeKind::ProgramOrder}));
+  EXPECT_TRUE(
+      edges(L.G).count({"fwd_call", "bwd_call", EdgeKind::ProgramOrder}));
   EXPECT_EQ(L.G.task(find(L.G, "bwd_call")).GapNs, 3);
   EXPECT_EQ(L.Stats.InferredCrossThread, 1u);
 }
@@ -346,8 +353,7 @@ ModelBuilder randomTrace(unsigned Seed) {
       KStart = StreamFree[0];
     int64_t KEnd = KStart + Pick(1000, 60000);
     B.call("cudaLaunchKernel", Start, End, Corr, Thread);
-    B.work("kernel" + std::to_string(Corr), KStart, KEnd, Corr,
-           S ? S8 : B.S7);
+    B.work("kernel" + std::to_string(Corr), KStart, KEnd, Corr, S ? S8 : B.S7);
     ++Corr;
     StreamFree[S] = KEnd;
     Last[S] = KEnd;

@@ -15,7 +15,10 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include "llvm/Support/MemoryBuffer.h"
 #include <cstdint>
+#include <memory>
+
 #include <memory>
 #include <string>
 
@@ -32,11 +35,17 @@ public:
   /// A copy of \p Bytes.
   explicit PaddedBuffer(llvm::StringRef Bytes);
 
-  const char *data() const { return Data.get(); }
-  char *data() { return Data.get(); }
+  /// A view of a memory-mapped file whose mapping is known to continue for
+  /// InputPadding zero bytes past its end (the rest of its last page), so
+  /// that a large plain trace is parsed where it lies instead of copied.
+  static PaddedBuffer mapped(std::unique_ptr<llvm::MemoryBuffer> File);
+
+  const char *data() const { return View ? View : Data.get(); }
+  /// The owned bytes, for filling (gunzip); null for a mapped() buffer.
+  char *writableData() { return View ? nullptr : Data.get(); }
   size_t size() const { return Size; }
   size_t capacity() const { return Capacity; }
-  llvm::StringRef str() const { return {Data.get(), Size}; }
+  llvm::StringRef str() const { return {data(), Size}; }
 
   /// Makes room for at least \p N bytes, keeping the content.
   void reserve(size_t N);
@@ -45,6 +54,9 @@ public:
 
 private:
   std::unique_ptr<char[]> Data;
+  /// Set for a mapped() buffer, which owns the mapping instead of Data.
+  const char *View = nullptr;
+  std::unique_ptr<llvm::MemoryBuffer> Mapping;
   size_t Size = 0;
   size_t Capacity = 0; ///< bytes usable before the padding
 };

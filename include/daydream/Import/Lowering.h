@@ -73,13 +73,13 @@ struct LoweringStats {
   uint64_t Tasks = 0, Edges = 0, Lanes = 0, Iterations = 0;
   uint64_t LaunchEdges = 0, SyncEdges = 0, CrossStreamEdges = 0;
   uint64_t InferredCrossStream = 0, InferredCrossThread = 0;
-  uint64_t InferredBlockedCalls = 0; ///< calls found waiting for GPU work
+  uint64_t InferredBlockedCalls = 0;  ///< calls found waiting for GPU work
   uint64_t UnmatchedActivities = 0;   ///< GPU work with no launching call
   uint64_t DuplicateCorrelations = 0; ///< calls sharing a correlation id
   uint64_t NestedCalls = 0;           ///< calls inside calls, merged
   uint64_t SplitCalls = 0;            ///< calls split where their work began
-  uint64_t OverlappingTasks = 0;      ///< tasks overlapping their lane predecessor
-  uint64_t CyclesBroken = 0;          ///< edges dropped to break cycles
+  uint64_t OverlappingTasks = 0; ///< tasks overlapping their lane predecessor
+  uint64_t CyclesBroken = 0;     ///< edges dropped to break cycles
   /// What was dropped to break cycles (the first few).
   std::vector<std::string> CycleNotes;
 };

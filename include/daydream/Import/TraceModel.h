@@ -60,7 +60,8 @@ struct CpuRange {
 /// What a runtime or driver API call does, as far as dependencies go.
 enum class ApiKind : uint8_t {
   Other,           ///< no GPU work, no waiting (cudaGetDevice, ...)
-  Launch,          ///< launches a kernel (cudaLaunchKernel, cuLaunchKernel, hipLaunchKernel)
+  Launch,          ///< launches a kernel (cudaLaunchKernel, cuLaunchKernel,
+                   ///< hipLaunchKernel)
   Memcpy,          ///< starts a copy; blocking or not is decided from timing
   Memset,          ///< starts a memset
   DeviceSync,      ///< cudaDeviceSynchronize: waits for all work on the device
@@ -96,7 +97,7 @@ struct GpuActivity {
 /// SYNCHRONIZATION) says a call waited for. Optional: without one the
 /// lowering infers the dependency from timing.
 struct SyncRecord {
-  uint32_t Correlation = 0;  ///< the synchronizing (or waiting) call
+  uint32_t Correlation = 0; ///< the synchronizing (or waiting) call
   ApiKind Kind = ApiKind::Other;
   int32_t Device = -1;
   int64_t Stream = -1;       ///< the stream synchronized, or the waiting stream
@@ -118,10 +119,10 @@ struct MemoryRecord {
 /// Counts of what a front-end read and what it passed over, for the
 /// one-line summary and for tests.
 struct ImportStats {
-  uint64_t Events = 0;            ///< events read
-  uint64_t SkippedPython = 0;     ///< python_function events left out
-  uint64_t SkippedOther = 0;      ///< events of categories not used
-  uint64_t MissingFields = 0;     ///< events lacking a required field
+  uint64_t Events = 0;        ///< events read
+  uint64_t SkippedPython = 0; ///< python_function events left out
+  uint64_t SkippedOther = 0;  ///< events of categories not used
+  uint64_t MissingFields = 0; ///< events lacking a required field
 };
 
 struct TraceModel {
