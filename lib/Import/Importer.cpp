@@ -14,6 +14,8 @@
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+
 using namespace dd;
 using namespace dd::import;
 
@@ -51,6 +53,12 @@ llvm::Expected<TraceModel> readNsysBytes(const InputFile &In) {
 llvm::Expected<ImportResult> dd::import::importTrace(llvm::StringRef Path,
                                                      const ImportOptions &Opts,
                                                      ProgressFn Progress) {
+  auto Seconds = [Start = std::chrono::steady_clock::now()]() mutable {
+    auto Now = std::chrono::steady_clock::now();
+    double S = std::chrono::duration<double>(Now - Start).count();
+    Start = Now;
+    return S;
+  };
   auto In = loadInputFile(Path);
   if (!In)
     return In.takeError();
@@ -59,6 +67,7 @@ llvm::Expected<ImportResult> dd::import::importTrace(llvm::StringRef Path,
         In->Name,
         llvm::createStringError(llvm::inconvertibleErrorCode(), "empty file"));
   ImportResult R;
+  R.LoadSeconds = Seconds();
   R.InputBytes = In->StoredSize;
   R.TextBytes = In->Bytes.size();
 
@@ -83,10 +92,12 @@ llvm::Expected<ImportResult> dd::import::importTrace(llvm::StringRef Path,
   }
   if (!Model)
     return prefixed(In->Name, Model.takeError());
+  R.ReadSeconds = Seconds();
   R.Read = Model->Stats;
   auto G = lowerTrace(std::move(*Model), Opts.Lowering, R.Lowered);
   if (!G)
     return prefixed(In->Name, G.takeError());
   R.G = std::move(*G);
+  R.LowerSeconds = Seconds();
   return std::move(R);
 }

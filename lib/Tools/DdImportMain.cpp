@@ -81,14 +81,18 @@ private:
   bool Shown = false;
 };
 
-void printSummary(llvm::StringRef Name, const ImportResult &R, double Seconds) {
+/// \p Seconds is the whole import including \p WriteSeconds.
+void printSummary(llvm::StringRef Name, const ImportResult &R, double Seconds,
+                  double WriteSeconds) {
   const ImportStats &In = R.Read;
   const LoweringStats &L = R.Lowered;
   auto &OS = llvm::errs();
   double MB = double(R.TextBytes) / 1e6;
   OS << Tool << ": " << Name << ": " << R.Format << ", "
-     << llvm::format("%.1f MB in %.2f s (%.0f MB/s)", MB, Seconds,
-                     Seconds > 0 ? MB / Seconds : 0.0)
+     << llvm::format("%.1f MB in %.2f s (%.0f MB/s; load %.2f, read %.2f, "
+                     "lower %.2f, write %.2f)",
+                     MB, Seconds, Seconds > 0 ? MB / Seconds : 0.0,
+                     R.LoadSeconds, R.ReadSeconds, R.LowerSeconds, WriteSeconds)
      << ": " << In.Events << " events -> " << L.Tasks << " tasks on " << L.Lanes
      << " lanes, " << L.Edges << " edges, " << L.Iterations
      << " iterations; skipped " << In.SkippedPython << " python_function, "
@@ -133,9 +137,6 @@ int dd::ddImportMain(int Argc, char **Argv) {
   auto R = importTrace(Input, IO, [&](uint64_t Done, uint64_t Total) {
     Bar.update(Done, Total);
   });
-  double Seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
-          .count();
   if (!R)
     return reportError(Tool, R.takeError());
   R->G.metadata().Producer = "dd-import 0.1.0";
@@ -145,9 +146,12 @@ int dd::ddImportMain(int Argc, char **Argv) {
     llvm::errs() << Tool << ": ";
     llvm::WithColor::warning(llvm::errs(), "") << Name << ": " << Note << "\n";
   }
+  auto WriteStart = std::chrono::steady_clock::now();
   if (llvm::Error E = writeGraphFile(R->G, Opt.Output, Opt.Text))
     return reportError(Tool, std::move(E));
+  auto End = std::chrono::steady_clock::now();
   if (!Opt.Quiet)
-    printSummary(Name, *R, Seconds);
+    printSummary(Name, *R, std::chrono::duration<double>(End - Start).count(),
+                 std::chrono::duration<double>(End - WriteStart).count());
   return 0;
 }

@@ -32,6 +32,8 @@ struct ImportResult {
   uint64_t TextBytes = 0;  ///< after decompression
   ImportStats Read;
   LoweringStats Lowered;
+  /// Wall time of each step, for the summary and benchmarks.
+  double LoadSeconds = 0, ReadSeconds = 0, LowerSeconds = 0;
 };
 
 /// Imports \p Path ("-" for stdin). Errors are prefixed with the input name.
