@@ -43,15 +43,6 @@ bool isBlocking(const ApiCall &Call, const GpuActivity &Act) {
          Act.StartNs >= Call.StartNs && Act.EndNs <= Call.EndNs;
 }
 
-/// Streams by (device, stream id), for records that name a stream.
-uint32_t findStream(const TraceModel &M, int32_t Device, int64_t Stream) {
-  for (uint32_t S = 0; S != M.Streams.size(); ++S)
-    if (M.Streams[S].Stream == Stream &&
-        (Device < 0 || M.Streams[S].Device == Device))
-      return S;
-  return NoId;
-}
-
 } // namespace
 
 void lowering::addLaunchEdges(Context &C) {
@@ -112,7 +103,7 @@ void lowering::addSyncEdges(Context &C) {
       continue;
     }
     if (R && Call.Kind == ApiKind::StreamSync && R->Stream >= 0) {
-      uint32_t S = findStream(M, R->Device, R->Stream);
+      uint32_t S = M.findStream(R->Device, R->Stream);
       if (S != NoId)
         Link(lastIssuedBefore(C, S, Call.StartNs), Task, Recorded);
       continue;
@@ -121,7 +112,7 @@ void lowering::addSyncEdges(Context &C) {
       // The event's work: what its stream had been given when it was
       // recorded. No record id means the event was never recorded.
       auto Recd = C.CallByCorrelation.find(R->EventRecordCorrelation);
-      uint32_t S = findStream(M, R->Device, R->WaitOnStream);
+      uint32_t S = M.findStream(R->Device, R->WaitOnStream);
       if (R->EventRecordCorrelation && Recd != C.CallByCorrelation.end() &&
           S != NoId)
         Link(lastIssuedBefore(C, S, M.Calls[Recd->second].StartNs), Task,
@@ -151,8 +142,8 @@ void lowering::addCrossStreamEdges(Context &C) {
       continue;
     auto Wait = C.CallByCorrelation.find(R.Correlation);
     auto Recd = C.CallByCorrelation.find(R.EventRecordCorrelation);
-    uint32_t Waiting = findStream(M, R.Device, R.Stream);
-    uint32_t Waited = findStream(M, R.Device, R.WaitOnStream);
+    uint32_t Waiting = M.findStream(R.Device, R.Stream);
+    uint32_t Waited = M.findStream(R.Device, R.WaitOnStream);
     if (Wait == C.CallByCorrelation.end() ||
         Recd == C.CallByCorrelation.end() || Waiting == NoId || Waited == NoId)
       continue;

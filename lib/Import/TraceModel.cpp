@@ -26,6 +26,18 @@ uint32_t TraceModel::stream(int32_t Device, int64_t Stream) {
   return It->second;
 }
 
+uint32_t TraceModel::findStream(int32_t Device, int64_t Stream) const {
+  if (Device >= 0) {
+    auto It = StreamIndex.find({Device, Stream});
+    return It == StreamIndex.end() ? NoId : It->second;
+  }
+  // Records that do not say which device: the first stream with that id.
+  for (uint32_t S = 0; S != Streams.size(); ++S)
+    if (Streams[S].Stream == Stream)
+      return S;
+  return NoId;
+}
+
 ApiKind dd::import::classifyApi(llvm::StringRef Name) {
   // Version suffixes (_v2, _ptsz, _ptds) do not change what a call does.
   llvm::StringRef Base = Name.split("_v").first;

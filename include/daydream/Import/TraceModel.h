@@ -141,6 +141,9 @@ struct TraceModel {
   uint32_t thread(int64_t Pid, int64_t Tid);
   /// Index of stream (Device, Stream), adding it if new.
   uint32_t stream(int32_t Device, int64_t Stream);
+  /// Index of stream \p Stream on \p Device (any device if negative), or
+  /// NoId; adds nothing.
+  uint32_t findStream(int32_t Device, int64_t Stream) const;
 
 private:
   llvm::DenseMap<std::pair<int64_t, int64_t>, uint32_t> ThreadIndex,
