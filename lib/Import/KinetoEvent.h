@@ -102,6 +102,30 @@ simdjson::error_code decodeEvent(simdjson::ondemand::value &V, KinetoEvent &E,
 /// The key of \p F, read in place unless it holds escapes.
 simdjson::error_code keyOf(simdjson::ondemand::field &F, llvm::StringRef &Key);
 
+/// Calls \p Visit(Key, Value), which returns an error_code, for each field of
+/// \p Obj in order, stopping at the first error (from the JSON or from
+/// \p Visit). Every object the reader walks goes through here.
+template <typename VisitFn>
+simdjson::error_code forEachField(simdjson::ondemand::object &Obj,
+                                  VisitFn Visit) {
+  for (auto FieldOr : Obj) {
+    if (simdjson::error_code Err = FieldOr.error())
+      return Err;
+    simdjson::ondemand::field F = FieldOr.value_unsafe();
+    llvm::StringRef Key;
+    if (simdjson::error_code Err = keyOf(F, Key))
+      return Err;
+    if (simdjson::error_code Err = Visit(Key, F.value()))
+      return Err;
+  }
+  return simdjson::SUCCESS;
+}
+
+/// Reads a string if \p V holds one; false otherwise, leaving \p Out alone.
+/// The string points into the parser's buffers.
+simdjson::error_code readString(simdjson::ondemand::value &V,
+                                llvm::StringRef &Out, bool &Found);
+
 /// Reads a pid, tid or other id: an integer, or a string holding one.
 simdjson::error_code readId(simdjson::ondemand::value &V, IdField &Out);
 

@@ -184,7 +184,7 @@ error_code kineto::readId(od::value &V, IdField &Out) {
   return SUCCESS;
 }
 
-static error_code readString(od::value &V, StringRef &Out, bool &Found) {
+error_code kineto::readString(od::value &V, StringRef &Out, bool &Found) {
   Found = false;
   Shape Sh;
   if (error_code Err = shapeOf(V, Sh))
@@ -286,21 +286,14 @@ static error_code decodeArgs(od::value &V, EventArgs &A) {
   od::object Obj;
   if (error_code Err = V.get_object().get(Obj))
     return Err;
-  for (auto FieldOr : Obj) {
-    if (error_code Err = FieldOr.error())
-      return Err;
-    od::field F = FieldOr.value_unsafe();
-    StringRef Key;
-    if (error_code Err = keyOf(F, Key))
-      return Err;
-    od::value &FV = F.value();
+  return forEachField(Obj, [&A](StringRef Key, od::value &FV) -> error_code {
     bool Found = false;
     if (const IntArg *Arg = findIntArg(Key)) {
       if (error_code Err = readInt(FV, A.*(Arg->Member), Found))
         return Err;
       if (Found)
         A.Present |= Arg->Bit;
-      continue;
+      return SUCCESS;
     }
     if (Key == "grid" || Key == "block") {
       bool IsGrid = Key == "grid";
@@ -318,8 +311,8 @@ static error_code decodeArgs(od::value &V, EventArgs &A) {
       if (Found)
         A.Present |= IsSync ? EventArgs::SyncKind : EventArgs::Name;
     }
-  }
-  return SUCCESS;
+    return SUCCESS;
+  });
 }
 
 error_code kineto::decodeEvent(od::value &V, KinetoEvent &E, bool KeepPython) {
@@ -328,61 +321,47 @@ error_code kineto::decodeEvent(od::value &V, KinetoEvent &E, bool KeepPython) {
   if (error_code Err = V.get_object().get(Obj))
     return Err;
   bool HasCat = false;
-  for (auto FieldOr : Obj) {
-    if (error_code Err = FieldOr.error())
-      return Err;
-    od::field F = FieldOr.value_unsafe();
-    StringRef Key;
-    if (error_code Err = keyOf(F, Key))
-      return Err;
-    od::value &FV = F.value();
-    error_code Err = SUCCESS;
+  return forEachField(Obj, [&](StringRef Key, od::value &FV) -> error_code {
     bool Found = false;
     switch (classifyKey(Key)) {
     case EventKey::Ph: {
       StringRef Ph;
-      Err = readString(FV, Ph, Found);
+      error_code Err = readString(FV, Ph, Found);
       if (Found)
         E.Ph = Ph.size() == 1 ? Ph[0] : '?';
-      break;
+      return Err;
     }
     case EventKey::Cat: {
       StringRef Cat;
-      Err = readString(FV, Cat, Found);
+      error_code Err = readString(FV, Cat, Found);
       if (Found) {
         E.Cat = classifyCategory(Cat);
         HasCat = true;
       }
-      break;
+      return Err;
     }
     case EventKey::Name:
       // Usually after "cat": a flow's or a dropped Python frame's name is
       // then never unescaped.
       if (!(HasCat && ignoresName(E.Cat, KeepPython)))
-        Err = readString(FV, E.Name, E.HasName);
-      break;
+        return readString(FV, E.Name, E.HasName);
+      return SUCCESS;
     case EventKey::Ts:
-      Err = readTime(FV, E.TsNs, E.HasTs);
-      break;
+      return readTime(FV, E.TsNs, E.HasTs);
     case EventKey::Dur:
-      Err = readTime(FV, E.DurNs, E.HasDur);
-      break;
+      return readTime(FV, E.DurNs, E.HasDur);
     case EventKey::Pid:
-      Err = readId(FV, E.Pid);
-      break;
+      return readId(FV, E.Pid);
     case EventKey::Tid:
-      Err = readId(FV, E.Tid);
-      break;
+      return readId(FV, E.Tid);
     case EventKey::Args:
       // Args before "cat" are decoded in full: the category is unknown yet.
       if (!(HasCat && ignoresArgs(E.Cat)))
-        Err = decodeArgs(FV, E.Args);
-      break;
+        return decodeArgs(FV, E.Args);
+      return SUCCESS;
     case EventKey::Other:
-      break;
+      return SUCCESS;
     }
-    if (Err)
-      return Err;
-  }
-  return SUCCESS;
+    return SUCCESS;
+  });
 }

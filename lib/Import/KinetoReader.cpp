@@ -188,39 +188,33 @@ error_code KinetoWalker::readDevices(od::value &V) {
     if (error_code Err = El.get_object().get(Obj))
       return Err;
     Device D;
-    for (auto FieldOr : Obj) {
-      if (error_code Err = FieldOr.error())
-        return Err;
-      od::field F = FieldOr.value_unsafe();
-      StringRef Key;
-      if (error_code Err = keyOf(F, Key))
-        return Err;
-      int64_t N = 0;
-      bool Found = false;
-      if (Key == "name") {
-        if (error_code Err = F.value().type().get(T))
-          return Err;
-        std::string_view S;
-        if (T == od::json_type::string) {
-          if (error_code Err = F.value().get_string().get(S))
+    error_code Err =
+        forEachField(Obj, [&D](StringRef Key, od::value &FV) -> error_code {
+          bool Found = false;
+          if (Key == "name") {
+            StringRef Name;
+            error_code Err = readString(FV, Name, Found);
+            if (Found)
+              D.Name = Name.str();
             return Err;
-          D.Name = std::string(S);
-        }
-        continue;
-      }
-      if (Key != "id" && Key != "numSms" && Key != "totalGlobalMem")
-        continue;
-      if (error_code Err = readInt(F.value(), N, Found))
-        return Err;
-      if (!Found)
-        continue;
-      if (Key == "id")
-        D.Index = int32_t(std::clamp<int64_t>(N, INT32_MIN, INT32_MAX));
-      else if (Key == "numSms")
-        D.SmCount = int32_t(std::clamp<int64_t>(N, 0, INT32_MAX));
-      else
-        D.MemoryBytes = uint64_t(std::max<int64_t>(N, 0));
-    }
+          }
+          if (Key != "id" && Key != "numSms" && Key != "totalGlobalMem")
+            return SUCCESS;
+          int64_t N = 0;
+          if (error_code Err = readInt(FV, N, Found))
+            return Err;
+          if (!Found)
+            return SUCCESS;
+          if (Key == "id")
+            D.Index = int32_t(std::clamp<int64_t>(N, INT32_MIN, INT32_MAX));
+          else if (Key == "numSms")
+            D.SmCount = int32_t(std::clamp<int64_t>(N, 0, INT32_MAX));
+          else
+            D.MemoryBytes = uint64_t(std::max<int64_t>(N, 0));
+          return SUCCESS;
+        });
+    if (Err)
+      return Err;
     Model.Meta.Devices.push_back(std::move(D));
   }
   return SUCCESS;
@@ -237,23 +231,20 @@ error_code KinetoWalker::readDistributedInfo(od::value &V) {
     return Err;
   int64_t Rank = 0, WorldSize = 0;
   bool HasRank = false;
-  for (auto FieldOr : Obj) {
-    if (error_code Err = FieldOr.error())
-      return Err;
-    od::field F = FieldOr.value_unsafe();
-    StringRef Key;
-    if (error_code Err = keyOf(F, Key))
-      return Err;
-    bool Found = false;
-    if (Key == "rank") {
-      if (error_code Err = readInt(F.value(), Rank, Found))
-        return Err;
-      HasRank |= Found;
-    } else if (Key == "world_size") {
-      if (error_code Err = readInt(F.value(), WorldSize, Found))
-        return Err;
-    }
-  }
+  error_code Err =
+      forEachField(Obj, [&](StringRef Key, od::value &FV) -> error_code {
+        bool Found = false;
+        if (Key == "rank") {
+          error_code Err = readInt(FV, Rank, Found);
+          HasRank |= Found;
+          return Err;
+        }
+        if (Key == "world_size")
+          return readInt(FV, WorldSize, Found);
+        return SUCCESS;
+      });
+  if (Err)
+    return Err;
   // Some traces have a rank and no world size; 0 says "not known".
   Model.Meta.Ranks.clear();
   if (HasRank)
@@ -282,40 +273,33 @@ error_code KinetoWalker::walkTop(od::document &Doc, bool &HasEvents) {
   od::object Root;
   if (error_code Err = Doc.get_object().get(Root))
     return Err;
-  for (auto FieldOr : Root) {
-    if (error_code Err = FieldOr.error())
-      return Err;
-    od::field F = FieldOr.value_unsafe();
-    StringRef Key;
-    if (error_code Err = keyOf(F, Key))
-      return Err;
-    od::value &V = F.value();
-    error_code Err = SUCCESS;
+  return forEachField(Root, [&](StringRef Key, od::value &V) -> error_code {
     if (Key == "traceEvents") {
-      if ((Err = V.type().get(T)))
+      od::json_type VT;
+      if (error_code Err = V.type().get(VT))
         return Err;
-      if (T != od::json_type::array)
-        continue;
+      if (VT != od::json_type::array)
+        return SUCCESS;
       od::array Events;
-      if ((Err = V.get_array().get(Events)))
+      if (error_code Err = V.get_array().get(Events))
         return Err;
       HasEvents = true;
-      Err = walkEvents(Events);
-    } else if (Key == "deviceProperties") {
-      Err = readDevices(V);
-    } else if (Key == "distributedInfo") {
-      Err = readDistributedInfo(V);
-    } else if (Key == "baseTimeNanoseconds") {
+      return walkEvents(Events);
+    }
+    if (Key == "deviceProperties")
+      return readDevices(V);
+    if (Key == "distributedInfo")
+      return readDistributedInfo(V);
+    if (Key == "baseTimeNanoseconds") {
       int64_t Base = 0;
       bool Found = false;
-      Err = readInt(V, Base, Found);
+      error_code Err = readInt(V, Base, Found);
       if (Found)
         BaseTimeNs = Base;
-    }
-    if (Err)
       return Err;
-  }
-  return SUCCESS;
+    }
+    return SUCCESS;
+  });
 }
 
 llvm::Error KinetoWalker::run() {
