@@ -11,7 +11,8 @@ packages=(
   libsqlite3-dev                       # the Nsight Systems importer
   libsimdjson-dev                      # the Kineto importer (zlib1g-dev below gunzips)
   zlib1g-dev libxml2-dev libedit-dev libncurses-dev libffi-dev  # wanted by LLVMConfig.cmake
-  bsdutils                             # `script`, for the terminal test
+  bsdutils                             # `script`, for the terminal tests
+  time                                 # /usr/bin/time, for utils/bench-import.sh
 )
 
 missing=()
