@@ -22,12 +22,13 @@ LayerId Graph::addLayer(const Layer &L) {
   return static_cast<LayerId>(Layers.size() - 1);
 }
 
-void Graph::reserve(size_t NumTasks, size_t NumEdges) {
+void Graph::reserve(size_t NumTasks, size_t NumEdges, size_t NumAttrs) {
   Tasks.reserve(NumTasks);
   Prev.reserve(NumTasks);
   Next.reserve(NumTasks);
   Dead.reserve(NumTasks);
   Edges.reserve(NumEdges);
+  Attrs.reserve(Attrs.size() + NumAttrs);
 }
 
 TaskId Graph::appendSlot(const Task &T) {

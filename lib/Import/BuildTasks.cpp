@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoweringContext.h"
+#include "SortRuns.h"
 
 #include "llvm/ADT/DenseSet.h"
 
@@ -129,11 +130,10 @@ void lowering::buildTasks(Context &C) {
       Items.push_back(Item{M.Calls[I].StartNs, ItemKind::Call, I});
   for (uint32_t A = 0; A != M.Activities.size(); ++A)
     Items.push_back(Item{M.Activities[A].StartNs, ItemKind::Activity, A});
-  std::stable_sort(Items.begin(), Items.end(),
-                   [](const Item &A, const Item &B) {
-                     return std::make_pair(A.StartNs, A.Kind) <
-                            std::make_pair(B.StartNs, B.Kind);
-                   });
+  stableSortRuns(Items, [](const Item &A, const Item &B) {
+    return std::make_pair(A.StartNs, A.Kind) <
+           std::make_pair(B.StartNs, B.Kind);
+  });
   C.T0 = Items.empty() ? 0 : Items.front().StartNs;
 
   // The first GPU work each call launched, to split calls whose work began
@@ -151,7 +151,8 @@ void lowering::buildTasks(Context &C) {
   C.CallRest.assign(M.Calls.size(), NoId);
   C.ActivityTask.assign(M.Activities.size(), NoId);
   C.RecordedEnd.reserve(Items.size());
-  G.reserve(Items.size(), M.Calls.size() + 2 * M.Activities.size());
+  G.reserve(Items.size(), M.Calls.size() + 2 * M.Activities.size(),
+            M.Activities.size());
   for (const Item &It : Items) {
     Task T;
     T.StartNs = It.StartNs;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoweringContext.h"
+#include "SortRuns.h"
 
 #include <algorithm>
 
@@ -19,21 +20,24 @@ void lowering::indexEvents(Context &C) {
   TraceModel &M = C.M;
   // Stable sorts keep the input order of identical events, so the result
   // does not depend on the sort implementation.
-  std::stable_sort(M.Calls.begin(), M.Calls.end(),
-                   [](const ApiCall &A, const ApiCall &B) {
-                     return std::make_tuple(A.Thread, A.StartNs, -A.EndNs) <
-                            std::make_tuple(B.Thread, B.StartNs, -B.EndNs);
-                   });
-  std::stable_sort(M.Activities.begin(), M.Activities.end(),
-                   [](const GpuActivity &A, const GpuActivity &B) {
-                     return std::make_tuple(A.Stream, A.StartNs, A.EndNs) <
-                            std::make_tuple(B.Stream, B.StartNs, B.EndNs);
-                   });
-  std::stable_sort(M.Ranges.begin(), M.Ranges.end(),
-                   [](const CpuRange &A, const CpuRange &B) {
-                     return std::make_tuple(A.Thread, A.StartNs, -A.EndNs) <
-                            std::make_tuple(B.Thread, B.StartNs, -B.EndNs);
-                   });
+  stableSortByBucket(
+      M.Calls, [](const ApiCall &A) { return A.Thread; },
+      [](const ApiCall &A, const ApiCall &B) {
+        return std::make_pair(A.StartNs, -A.EndNs) <
+               std::make_pair(B.StartNs, -B.EndNs);
+      });
+  stableSortByBucket(
+      M.Activities, [](const GpuActivity &A) { return A.Stream; },
+      [](const GpuActivity &A, const GpuActivity &B) {
+        return std::make_pair(A.StartNs, A.EndNs) <
+               std::make_pair(B.StartNs, B.EndNs);
+      });
+  stableSortByBucket(
+      M.Ranges, [](const CpuRange &R) { return R.Thread; },
+      [](const CpuRange &A, const CpuRange &B) {
+        return std::make_pair(A.StartNs, -A.EndNs) <
+               std::make_pair(B.StartNs, -B.EndNs);
+      });
 
   // Nested calls: a call inside the last top-level call of its thread.
   C.CallRoot.resize(M.Calls.size());
@@ -50,6 +54,7 @@ void lowering::indexEvents(Context &C) {
     C.CallRoot[I] = Root = I;
   }
 
+  C.CallByCorrelation.reserve(M.Calls.size());
   for (uint32_t I = 0; I != M.Calls.size(); ++I) {
     uint32_t Corr = M.Calls[I].Correlation;
     if (Corr == 0)

@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoweringContext.h"
+#include "SortRuns.h"
 
 #include "llvm/ADT/DenseSet.h"
 
@@ -68,7 +69,7 @@ void lowering::addCrossThreadEdges(Context &C) {
   for (TaskId T = 0; T != G.numTaskSlots(); ++T)
     if (G.lane(G.task(T).Lane).Kind == LaneKind::CpuThread)
       CpuEnds.push_back(Ending{C.RecordedEnd[T], T});
-  std::stable_sort(CpuEnds.begin(), CpuEnds.end(), byEnd);
+  stableSortRuns(CpuEnds, byEnd);
   for (const Ending &E : CpuEnds) {
     TaskId T = E.Index;
     const Task &Tk = G.task(T);
@@ -100,7 +101,7 @@ void lowering::addBlockedCallsInferred(Context &C) {
   Ends.reserve(M.Activities.size());
   for (uint32_t A = 0; A != M.Activities.size(); ++A)
     Ends.push_back(Ending{M.Activities[A].EndNs, A});
-  std::stable_sort(Ends.begin(), Ends.end(), byEnd);
+  stableSortRuns(Ends, byEnd);
   for (uint32_t I = 0; I != M.Calls.size(); ++I) {
     const ApiCall &Call = M.Calls[I];
     if (C.CallRoot[I] != I || Call.Kind == ApiKind::DeviceSync ||
@@ -138,7 +139,7 @@ void lowering::addCrossStreamInferred(Context &C) {
     ByDevice[M.Streams[M.Activities[A].Stream].Device].push_back(
         Ending{M.Activities[A].EndNs, A});
   for (auto &KV : ByDevice)
-    std::stable_sort(KV.second.begin(), KV.second.end(), byEnd);
+    stableSortRuns(KV.second, byEnd);
 
   int64_t Tol = C.Opts.InferToleranceNs;
   for (uint32_t S = 0; S != M.Streams.size(); ++S) {

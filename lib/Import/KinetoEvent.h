@@ -102,9 +102,14 @@ simdjson::error_code decodeEvent(simdjson::ondemand::value &V, KinetoEvent &E,
 /// The key of \p F, read in place unless it holds escapes.
 simdjson::error_code keyOf(simdjson::ondemand::field &F, llvm::StringRef &Key);
 
+/// Returned by a forEachField visitor to stop the walk without an error: the
+/// fields not visited are skipped, unparsed, by whatever reads on.
+inline constexpr simdjson::error_code StopFields = simdjson::NUM_ERROR_CODES;
+
 /// Calls \p Visit(Key, Value), which returns an error_code, for each field of
 /// \p Obj in order, stopping at the first error (from the JSON or from
-/// \p Visit). Every object the reader walks goes through here.
+/// \p Visit) or at StopFields. Every object the reader walks goes through
+/// here.
 template <typename VisitFn>
 simdjson::error_code forEachField(simdjson::ondemand::object &Obj,
                                   VisitFn Visit) {
@@ -116,7 +121,7 @@ simdjson::error_code forEachField(simdjson::ondemand::object &Obj,
     if (simdjson::error_code Err = keyOf(F, Key))
       return Err;
     if (simdjson::error_code Err = Visit(Key, F.value()))
-      return Err;
+      return Err == StopFields ? simdjson::SUCCESS : Err;
   }
   return simdjson::SUCCESS;
 }

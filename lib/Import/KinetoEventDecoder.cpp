@@ -46,6 +46,12 @@ static bool ignoresName(Category C, bool KeepPython) {
   return C == Category::Other || (C == Category::PythonFunction && !KeepPython);
 }
 
+/// The phases the mapper reads: complete events, instants ([memory]) and
+/// metadata (thread names).
+static bool usesPhase(char Ph) {
+  return Ph == 'X' || Ph == 'i' || Ph == 'I' || Ph == 'M';
+}
+
 static error_code typeOf(od::value &V, od::json_type &T) {
   return V.type().get(T);
 }
@@ -329,6 +335,10 @@ error_code kineto::decodeEvent(od::value &V, KinetoEvent &E, bool KeepPython) {
       error_code Err = readString(FV, Ph, Found);
       if (Found)
         E.Ph = Ph.size() == 1 ? Ph[0] : '?';
+      // Flows, counters and async events are skipped whatever else they
+      // hold, and flows alone are a third of a trace's events.
+      if (!Err && Found && !usesPhase(E.Ph))
+        return StopFields;
       return Err;
     }
     case EventKey::Cat: {

@@ -13,9 +13,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KinetoChunks.h"
 #include "KinetoEvent.h"
 
 #include "llvm/Support/ConvertUTF.h"
+
+#include <cstring>
 
 using namespace dd;
 using namespace dd::import;
@@ -93,6 +96,12 @@ public:
       : In(In), Opts(Opts), Progress(Progress), Model(Model),
         Mapper(Model, Opts) {}
 
+  /// Parses the trace in pieces (KinetoChunks.h). False, with the model
+  /// half filled, when it must be parsed whole instead: it is small, its
+  /// cuts are not between events, or it is malformed.
+  bool runInPieces();
+
+  /// Parses the trace as one document, with errors that say where.
   llvm::Error run();
 
 private:
@@ -100,6 +109,8 @@ private:
   error_code walkEvents(od::array &Events);
   error_code readDevices(od::value &V);
   error_code readDistributedInfo(od::value &V);
+  error_code walkPiece(od::parser &Parser, llvm::StringRef Events);
+  void reserveLikeFirstPiece(size_t Done, size_t Total);
   void reportProgress(od::document &Doc);
   llvm::Error malformed(od::document &Doc, error_code Err);
 
@@ -110,6 +121,16 @@ private:
   EventMapper Mapper;
   KinetoEvent Event; ///< one for all events, reset by the decoder
   od::document *Doc = nullptr;
+  /// Where the document being walked starts, and at what offset of the
+  /// input: a piece is a copy of part of it.
+  const char *DocStart = nullptr;
+  uint64_t DocOffset = 0;
+  /// In the last document of a parse in pieces: where its traceEvents array
+  /// must open, and whether it did.
+  const char *ExpectedEvents = nullptr;
+  bool SawExpectedEvents = false;
+  /// The copy of the piece being parsed, with simdjson's padding.
+  std::vector<char> PieceBuffer;
   llvm::Optional<int64_t> BaseTimeNs;
   uint64_t NextProgress = ProgressStep;
   static constexpr uint64_t ProgressStep = 16 << 20;
@@ -134,10 +155,12 @@ llvm::Error KinetoWalker::malformed(od::document &Doc, error_code Err) {
 
 void KinetoWalker::reportProgress(od::document &Doc) {
   const char *Loc = nullptr;
+  if (!DocStart)
+    return;
   if (Doc.current_location().get(Loc))
     return;
-  uint64_t Done = Loc - In.Bytes.data();
-  if (Done < NextProgress)
+  uint64_t Done = DocOffset + (Loc - DocStart);
+  if (Done < NextProgress || Done > In.Bytes.size())
     return;
   Progress(Done, In.Bytes.size());
   NextProgress = Done + ProgressStep;
@@ -280,6 +303,8 @@ error_code KinetoWalker::walkTop(od::document &Doc, bool &HasEvents) {
         return Err;
       if (VT != od::json_type::array)
         return SUCCESS;
+      if (ExpectedEvents && V.raw_json_token().data() == ExpectedEvents)
+        SawExpectedEvents = true;
       od::array Events;
       if (error_code Err = V.get_array().get(Events))
         return Err;
@@ -320,6 +345,7 @@ llvm::Error KinetoWalker::run() {
                      llvm::Twine(Offset) + ": " + simdjson::error_message(Err));
   }
   this->Doc = &Doc;
+  DocStart = Bytes.data();
   bool HasEvents = false;
   if (error_code Err = walkTop(Doc, HasEvents))
     return malformed(Doc, Err);
@@ -339,9 +365,116 @@ llvm::Error KinetoWalker::run() {
   return llvm::Error::success();
 }
 
+/// Copies \p Parts into \p Buffer, followed by simdjson's padding, and
+/// returns the length without it.
+static size_t fill(std::vector<char> &Buffer,
+                   std::initializer_list<StringRef> Parts) {
+  size_t Size = 0;
+  for (StringRef P : Parts)
+    Size += P.size();
+  Buffer.resize(Size + simdjson::SIMDJSON_PADDING);
+  char *Out = Buffer.data();
+  for (StringRef P : Parts) {
+    std::memcpy(Out, P.data(), P.size());
+    Out += P.size();
+  }
+  std::memset(Out, ' ', simdjson::SIMDJSON_PADDING);
+  return Size;
+}
+
+/// Walks the events in \p Events, a slice of the traceEvents array from one
+/// event to another, as the document "[" + Events + "]".
+error_code KinetoWalker::walkPiece(od::parser &Parser, StringRef Events) {
+  size_t Size = fill(PieceBuffer, {"[", Events, "]"});
+  od::document PieceDoc;
+  if (error_code Err =
+          Parser.iterate(PieceBuffer.data(), Size, PieceBuffer.size())
+              .get(PieceDoc))
+    return Err;
+  Doc = &PieceDoc;
+  DocStart = PieceBuffer.data() + 1;
+  DocOffset = Events.data() - In.Bytes.data();
+  ++Model.Stats.Pieces;
+  od::array Array;
+  if (error_code Err = PieceDoc.get_array().get(Array))
+    return Err;
+  if (error_code Err = walkEvents(Array))
+    return Err;
+  // The piece must end where its array does.
+  const char *After = nullptr;
+  if (!PieceDoc.current_location().get(After))
+    return simdjson::TRAILING_CONTENT;
+  return SUCCESS;
+}
+
+/// Reserves the model's arrays for a whole trace of \p Total bytes that is
+/// like its first \p Done bytes, with a margin. The arrays would otherwise
+/// double their way up, touching twice the memory they end with; room
+/// reserved and never used costs nothing, as the kernel maps pages only when
+/// they are first written.
+void KinetoWalker::reserveLikeFirstPiece(size_t Done, size_t Total) {
+  auto Reserve = [&](auto &Array) {
+    Array.reserve(Array.size() * (Total / Done + 1) * 5 / 4);
+  };
+  Reserve(Model.Ranges);
+  Reserve(Model.Calls);
+  Reserve(Model.Activities);
+  Reserve(Model.Syncs);
+  Reserve(Model.Memory);
+}
+
+bool KinetoWalker::runInPieces() {
+  StringRef Bytes = In.Bytes.str();
+  size_t Piece = Opts.PieceBytes;
+  if (Piece == 0 || Bytes.size() / 2 < Piece)
+    return false;
+  size_t Open = findEventsArray(Bytes);
+  if (Open == StringRef::npos)
+    return false;
+  od::parser Parser;
+  size_t Next = Open + 1; // the first event not walked yet
+  for (;;) {
+    size_t Cut = findEventBoundary(Bytes, Next + Piece);
+    if (Cut == StringRef::npos)
+      break;
+    if (walkPiece(Parser, Bytes.slice(Next, Cut)))
+      return false;
+    if (Next == Open + 1)
+      reserveLikeFirstPiece(Cut, Bytes.size());
+    Next = Cut + 1;
+  }
+  // The rest is the document with the events walked so far cut out: its
+  // other keys, wherever they are, and the last events.
+  size_t Size =
+      fill(PieceBuffer, {Bytes.take_front(Open + 1), Bytes.drop_front(Next)});
+  od::document Rest;
+  if (Parser.iterate(PieceBuffer.data(), Size, PieceBuffer.size()).get(Rest))
+    return false;
+  ++Model.Stats.Pieces;
+  Doc = &Rest;
+  DocStart = nullptr; // no progress reports from here on
+  ExpectedEvents = PieceBuffer.data() + Open;
+  bool HasEvents = false;
+  const char *After = nullptr;
+  if (walkTop(Rest, HasEvents) || !SawExpectedEvents ||
+      !Rest.current_location().get(After) || Model.Stats.Events == 0)
+    return false;
+  Mapper.finish(BaseTimeNs);
+  Model.Meta.SourceFormat = "kineto";
+  if (Progress)
+    Progress(Bytes.size(), Bytes.size());
+  return true;
+}
+
 Expected<TraceModel> dd::import::readKinetoTrace(const InputFile &In,
                                                  const KinetoOptions &Opts,
                                                  ProgressFn Progress) {
+  {
+    TraceModel Model;
+    KinetoWalker Walker(In, Opts, Progress, Model);
+    if (Walker.runInPieces())
+      return std::move(Model);
+  }
   TraceModel Model;
   KinetoWalker Walker(In, Opts, Progress, Model);
   if (llvm::Error E = Walker.run())

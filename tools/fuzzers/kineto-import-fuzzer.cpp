@@ -3,7 +3,9 @@
 // Any bytes given to the Kineto front-end and the lowering must yield a
 // verified graph or an error, never a crash, a hang or an invalid graph:
 // malformed JSON, missing fields, out-of-order and duplicate events, and
-// dependency cycles are all expected from real traces.
+// dependency cycles are all expected from real traces. Reading the input in
+// tiny pieces (KinetoOptions::PieceBytes) must give what reading it whole
+// gives.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,10 +26,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     llvm::consumeError(In.takeError());
     return 0;
   }
-  auto M = readKinetoTrace(*In);
-  if (!M) {
-    llvm::consumeError(M.takeError());
+  KinetoOptions Whole, Pieces;
+  Whole.PieceBytes = 0;
+  Pieces.PieceBytes = 16;
+  auto M = readKinetoTrace(*In, Whole);
+  auto P = readKinetoTrace(*In, Pieces);
+  if (!M || !P) {
+    std::string ME = M ? "" : llvm::toString(M.takeError());
+    std::string PE = P ? "" : llvm::toString(P.takeError());
+    if (ME != PE) {
+      llvm::errs() << "whole: '" << ME << "', in pieces: '" << PE << "'\n";
+      abort();
+    }
     return 0;
+  }
+  auto Counts = [](const TraceModel &T) {
+    return std::make_tuple(T.Stats.Events, T.Stats.SkippedOther,
+                           T.Stats.MissingFields, T.Ranges.size(),
+                           T.Calls.size(), T.Activities.size(),
+                           T.Syncs.size(), T.Memory.size(),
+                           T.Threads.size(), T.Streams.size());
+  };
+  if (Counts(*M) != Counts(*P)) {
+    llvm::errs() << "whole and in pieces read different models\n";
+    abort();
   }
   LoweringStats Stats;
   auto G = lowerTrace(std::move(*M), LoweringOptions(), Stats);

@@ -121,8 +121,9 @@ public:
   size_t countLiveEdges() const;
 
   //===--- Bulk construction (readers) -----------------------------------===//
-  /// Reserves room for \p NumTasks tasks and \p NumEdges edges.
-  void reserve(size_t NumTasks, size_t NumEdges);
+  /// Reserves room for \p NumTasks tasks, \p NumEdges edges and
+  /// \p NumAttrs attribute records.
+  void reserve(size_t NumTasks, size_t NumEdges, size_t NumAttrs = 0);
   /// Keeps \p Buf alive as long as the graph: string-table entries may point
   /// into it.
   void holdBuffer(std::unique_ptr<llvm::MemoryBuffer> Buf) {

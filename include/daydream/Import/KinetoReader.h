@@ -32,6 +32,10 @@ struct KinetoOptions {
   /// they are most of the events of such traces and the lowering attributes
   /// work to cpu_op ranges anyway.
   bool KeepPythonFunctions = false;
+  /// Traces of at least twice this many bytes are parsed this many bytes of
+  /// events at a time, which is faster than one document and gives the same
+  /// model (lib/Import/KinetoChunks.h); 0 parses every trace whole.
+  size_t PieceBytes = size_t(1) << 20;
 };
 
 /// Called about every 16 MB of input with the bytes parsed so far and the

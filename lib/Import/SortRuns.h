@@ -1,0 +1,94 @@
+//===- SortRuns.h - Stable sorts that profit from sorted input -*- C++ -*-===//
+//
+// A trace lists each thread's and each stream's events nearly in time order,
+// so the lowering's sorts get inputs made of a few long sorted runs
+// (interleaved by thread, or concatenated lists). std::stable_sort does
+// n log n work whatever the input; these merge the runs they find, which is
+// linear for one run and n log k for k runs, and fall back to
+// std::stable_sort when the runs are short. Same result as std::stable_sort.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_LIB_IMPORT_SORTRUNS_H
+#define DAYDREAM_LIB_IMPORT_SORTRUNS_H
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace dd::import {
+
+/// Stable-sorts [First, Last) by \p Less, merging its sorted runs;
+/// \p Buffer is scratch space.
+template <typename T, typename LessFn>
+void stableSortRuns(T *First, T *Last, LessFn Less, std::vector<T> &Buffer) {
+  size_t N = Last - First;
+  std::vector<size_t> Starts{0};
+  for (size_t I = 1; I < N; ++I)
+    if (Less(First[I], First[I - 1]))
+      Starts.push_back(I);
+  if (Starts.size() == 1)
+    return;
+  // Many short runs: merging them pass by pass would cost more than a sort.
+  if (Starts.size() > 64 && Starts.size() > N / 64) {
+    std::stable_sort(First, Last, Less);
+    return;
+  }
+  Starts.push_back(N);
+  Buffer.resize(N);
+  T *From = First, *To = Buffer.data();
+  while (Starts.size() > 2) {
+    std::vector<size_t> Merged{0};
+    size_t R = 0;
+    for (; R + 2 < Starts.size(); R += 2) {
+      // std::merge takes from the first range on ties: stable.
+      std::merge(std::make_move_iterator(From + Starts[R]),
+                 std::make_move_iterator(From + Starts[R + 1]),
+                 std::make_move_iterator(From + Starts[R + 1]),
+                 std::make_move_iterator(From + Starts[R + 2]), To + Starts[R],
+                 Less);
+      Merged.push_back(Starts[R + 2]);
+    }
+    if (R + 1 < Starts.size()) { // an odd run out: moved as it is
+      std::move(From + Starts[R], From + Starts[R + 1], To + Starts[R]);
+      Merged.push_back(Starts[R + 1]);
+    }
+    std::swap(From, To);
+    Starts.swap(Merged);
+  }
+  if (From != First)
+    std::move(From, From + N, First);
+}
+
+/// Stable-sorts \p V by \p Less, merging its sorted runs.
+template <typename T, typename LessFn>
+void stableSortRuns(std::vector<T> &V, LessFn Less) {
+  std::vector<T> Buffer;
+  stableSortRuns(V.data(), V.data() + V.size(), Less, Buffer);
+}
+
+/// Stable-sorts \p V by (BucketOf(x), Less) where BucketOf is a small
+/// unsigned integer (an index of threads or streams): a counting sort by
+/// bucket, then stableSortRuns within each.
+template <typename T, typename BucketFn, typename LessFn>
+void stableSortByBucket(std::vector<T> &V, BucketFn BucketOf, LessFn Less) {
+  size_t NumBuckets = 0;
+  for (const T &X : V)
+    NumBuckets = std::max(NumBuckets, size_t(BucketOf(X)) + 1);
+  std::vector<size_t> Offset(NumBuckets + 1, 0);
+  for (const T &X : V)
+    ++Offset[size_t(BucketOf(X)) + 1];
+  for (size_t B = 0; B < NumBuckets; ++B)
+    Offset[B + 1] += Offset[B];
+  std::vector<T> Out(V.size());
+  std::vector<size_t> Next(Offset.begin(), Offset.end() - 1);
+  for (T &X : V)
+    Out[Next[size_t(BucketOf(X))]++] = std::move(X);
+  V.swap(Out);
+  for (size_t B = 0; B < NumBuckets; ++B)
+    stableSortRuns(V.data() + Offset[B], V.data() + Offset[B + 1], Less, Out);
+}
+
+} // namespace dd::import
+
+#endif // DAYDREAM_LIB_IMPORT_SORTRUNS_H
