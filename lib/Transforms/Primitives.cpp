@@ -14,6 +14,8 @@
 #include "llvm/ADT/Optional.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
+#include <cassert>
 #include <cmath>
 
 using namespace dd;
@@ -136,4 +138,82 @@ void dd::removeTasks(Graph &G, llvm::ArrayRef<TaskId> Tasks) {
       G.task(LaneNext).GapNs += G.task(T).GapNs;
     G.removeTask(T);
   }
+}
+
+LaneId dd::findOrAddLane(Graph &G, LaneKind Kind, llvm::StringRef Name,
+                         int32_t Device, LaneOrder Order) {
+  for (LaneId L = 0; L != G.numLanes(); ++L)
+    if (G.lane(L).Kind == Kind && G.lane(L).Name != NoId &&
+        G.str(G.lane(L).Name) == Name)
+      return L;
+  Lane New;
+  New.Name = G.intern(Name);
+  New.Kind = Kind;
+  New.Device = Device;
+  New.Order = Order;
+  // Native ids tell lanes of one kind apart in reports; a new lane takes
+  // the next free one.
+  for (const Lane &L : G.lanes())
+    if (L.Kind == Kind)
+      New.NativeId = std::max(New.NativeId, L.NativeId + 1);
+  return G.addLane(New);
+}
+
+TaskId dd::insertTask(Graph &G, const Task &T, LaneId Lane, TaskId After,
+                      llvm::ArrayRef<TaskId> Preds,
+                      llvm::ArrayRef<TaskId> Succs, EdgeKind Kind) {
+  TaskId Id;
+  if (After == NoId) {
+    Task Copy = T;
+    Copy.Lane = Lane;
+    Id = G.addTask(Copy);
+  } else {
+    assert(G.task(After).Lane == Lane && "anchor is on another lane");
+    Id = G.insertTaskAfter(After, T);
+  }
+  for (TaskId P : Preds)
+    G.addEdge(P, Id, Kind);
+  for (TaskId S : Succs)
+    G.addEdge(Id, S, Kind);
+  return Id;
+}
+
+void dd::moveTask(Graph &G, TaskId T, LaneId Lane, TaskId After) {
+  G.moveTask(T, Lane, After);
+}
+
+void dd::mergeTasks(Graph &G, llvm::ArrayRef<MergeGroup> Groups) {
+  std::vector<TaskId> Into(G.numTaskSlots(), NoId);
+  for (const MergeGroup &Gr : Groups) {
+    assert(!Gr.Tasks.empty() && "an empty merge group");
+    TaskId Survivor = Gr.Tasks.front();
+    G.task(Survivor).DurationNs = Gr.DurationNs;
+    for (TaskId X : llvm::ArrayRef<TaskId>(Gr.Tasks).drop_front())
+      if (X != Survivor)
+        Into[X] = Survivor;
+  }
+  auto Resolve = [&Into](TaskId T) { return Into[T] == NoId ? T : Into[T]; };
+  std::vector<Edge> Edges(G.edgeSlots().begin(), G.edgeSlots().end());
+  // Members on another lane than their survivor keep their lane order.
+  for (TaskId X = 0; X != Into.size(); ++X) {
+    TaskId Survivor = Into[X];
+    if (Survivor == NoId || G.task(X).Lane == G.task(Survivor).Lane)
+      continue;
+    if (TaskId P = G.prevOnLane(X); P != NoId && Resolve(P) != Survivor)
+      Edges.push_back(Edge{P, Survivor, EdgeKind::ProgramOrder});
+    if (TaskId S = G.nextOnLane(X); S != NoId && Resolve(S) != Survivor)
+      Edges.push_back(Edge{Survivor, S, EdgeKind::ProgramOrder});
+  }
+  G.clearEdges();
+  for (Edge E : Edges) {
+    if (!G.isLive(E))
+      continue;
+    E.Src = Resolve(E.Src);
+    E.Dst = Resolve(E.Dst);
+    if (E.Src != E.Dst)
+      G.addEdge(E.Src, E.Dst, E.Kind);
+  }
+  for (TaskId X = 0; X != Into.size(); ++X)
+    if (Into[X] != NoId && G.isLive(X))
+      G.removeTask(X);
 }

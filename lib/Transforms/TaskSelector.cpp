@@ -88,9 +88,22 @@ void TaskSelector::declareOptions(PassOptionParser &P) {
   P.add("name", NameRegex, "regex the task name must contain a match of");
   P.add("lane", LaneRegex, "regex the lane name must contain a match of");
   P.add("layer", LayerRegex, "regex the layer name must contain a match of");
+  P.add(
+      "class",
+      "kernel classes to select (gemm, conv, elementwise, norm, reduction, "
+      "optimizer, communication, copy, other), comma-separated, or all",
+      [this](StringRef S) {
+        return parseList(S, Classes, parseKernelClass, "kernel class");
+      },
+      [this](llvm::raw_ostream &OS) { printList(OS, Classes); });
+  P.add("min-bytes", MinBytes,
+        "select only tasks whose bytes attribute is at least this (0: any)");
 }
 
 Error TaskSelector::validate() const {
+  if (MinBytes < 0)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "min-bytes must not be negative");
   for (const std::string *R : {&NameRegex, &LaneRegex, &LayerRegex}) {
     std::string Msg;
     if (!R->empty() && !llvm::Regex(*R).isValid(Msg))
@@ -109,6 +122,12 @@ std::vector<TaskId> TaskSelector::select(const Graph &G) const {
   StringMatcher Name(G, NameRegex), LaneName(G, LaneRegex),
       LayerName(G, LayerRegex);
   bool CheckLayer = !LayerRegex.empty();
+  bool ClassOk[NumKernelClasses];
+  for (unsigned C = 0; C != NumKernelClasses; ++C)
+    ClassOk[C] = Classes.empty() || llvm::is_contained(Classes, KernelClass(C));
+  llvm::Optional<KernelClassifier> Classifier;
+  if (!Classes.empty())
+    Classifier.emplace(G);
 
   std::vector<TaskId> Out;
   for (TaskId T = 0, E = G.numTaskSlots(); T != E; ++T) {
@@ -121,6 +140,14 @@ std::vector<TaskId> TaskSelector::select(const Graph &G) const {
     if (CheckLayer &&
         (Tk.Layer == NoId || !LayerName.matches(G.layer(Tk.Layer).Name)))
       continue;
+    if (Classifier && (!isGpuWork(Tk.Kind) ||
+                       !ClassOk[unsigned(Classifier->classOf(T))]))
+      continue;
+    if (MinBytes) {
+      const TaskAttrs *A = G.attrs(T);
+      if (!A || A->Bytes < uint64_t(MinBytes))
+        continue;
+    }
     Out.push_back(T);
   }
   return Out;

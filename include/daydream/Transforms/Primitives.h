@@ -1,8 +1,11 @@
 //===- Primitives.h - Graph transformation primitives -----------*- C++ -*-===//
 //
 // The small set of rewrites that passes are built from (Daydream, section 4):
-// scale or set task durations, and remove tasks while keeping the ordering
-// constraints that passed through them. Selection is in TaskSelector.h.
+// scale or set task durations; insert a task on a lane with its edges; move
+// a task to another lane; merge a group of tasks into one; remove tasks
+// while keeping the ordering constraints that passed through them.
+// Selection is in TaskSelector.h, kernel classes in KernelClass.h; the
+// scheduling of ByPriority lanes is dd-sim's SchedulingPolicy hook.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +15,9 @@
 #include "daydream/IR/Types.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <vector>
 
 namespace dd {
 
@@ -35,6 +41,42 @@ void setDurations(Graph &G, llvm::ArrayRef<TaskId> Tasks, int64_t DurationNs);
 /// the untraced time before it still elapses. Cost: linear in the graph plus
 /// the number of bypass edges.
 void removeTasks(Graph &G, llvm::ArrayRef<TaskId> Tasks);
+
+/// The lane called \p Name of kind \p Kind, added (on \p Device, with
+/// \p Order) if the graph has none. For passes that put new work on a
+/// communication channel or a new stream.
+LaneId findOrAddLane(Graph &G, LaneKind Kind, llvm::StringRef Name,
+                     int32_t Device = -1,
+                     LaneOrder Order = LaneOrder::InOrder);
+
+/// Inserts \p T on lane \p Lane right after \p After (at the lane's end if
+/// NoId; \p After must be on \p Lane), with an edge of kind \p Kind from
+/// each of \p Preds and to each of \p Succs. Returns its id. O(1) plus the
+/// edges.
+TaskId insertTask(Graph &G, const Task &T, LaneId Lane, TaskId After,
+                  llvm::ArrayRef<TaskId> Preds, llvm::ArrayRef<TaskId> Succs,
+                  EdgeKind Kind = EdgeKind::ProgramOrder);
+
+/// Moves \p T to lane \p Lane, right after \p After (at the end if NoId).
+/// Its edges stay; its old lane neighbours become adjacent.
+void moveTask(Graph &G, TaskId T, LaneId Lane, TaskId After = NoId);
+
+/// A group of tasks to merge into its first one, with the merged duration.
+struct MergeGroup {
+  std::vector<TaskId> Tasks;
+  int64_t DurationNs = 0;
+};
+
+/// Merges each group into its first task, which gets the group's duration
+/// and takes over the edges of the others (redirected to it; edges inside a
+/// group vanish) and their lane order (a member on another lane than the
+/// first waits for its lane predecessor and holds back its lane successor
+/// through edges). The others are removed, gaps and all: a fused kernel has
+/// nothing between its parts. Members on the first task's lane must be
+/// consecutive on it, and no path may leave a group and come back into it;
+/// fusion passes choose groups that way. One pass over the edges for all
+/// groups.
+void mergeTasks(Graph &G, llvm::ArrayRef<MergeGroup> Groups);
 
 } // namespace dd
 
