@@ -98,3 +98,82 @@ TEST(PrimitivesTest, RemoveNothingIsNoop) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(PrimitivesTest, FindOrAddLaneReusesByName) {
+  Graph G;
+  addLane(G, "main", LaneKind::CpuThread);
+  LaneId C = findOrAddLane(G, LaneKind::CommChannel, "nccl", 0);
+  EXPECT_EQ(G.numLanes(), 2u);
+  EXPECT_EQ(G.lane(C).Kind, LaneKind::CommChannel);
+  EXPECT_EQ(G.lane(C).Device, 0);
+  EXPECT_EQ(findOrAddLane(G, LaneKind::CommChannel, "nccl"), C);
+  EXPECT_NE(findOrAddLane(G, LaneKind::CommChannel, "nccl 2"), C);
+}
+
+TEST(PrimitivesTest, InsertTaskWithEdgesAndMove) {
+  Graph G;
+  LaneId A = addLane(G, "a");
+  LaneId B = addLane(G, "b", LaneKind::GpuStream);
+  TaskId X = addTask(G, A, "x", 0, 1);
+  TaskId Y = addTask(G, A, "y", 1, 1);
+  TaskId K = addTask(G, B, "k", 0, 1, TaskKind::Kernel);
+  Task New;
+  New.Name = G.intern("n");
+  New.Kind = TaskKind::Collective;
+  TaskId N = insertTask(G, New, A, X, {K}, {Y}, EdgeKind::Sync);
+  EXPECT_EQ(G.nextOnLane(X), N);
+  EXPECT_EQ(G.nextOnLane(N), Y);
+  EXPECT_EQ(liveEdges(G), EdgeSet({{K, N, EdgeKind::Sync}, {N, Y, EdgeKind::Sync}}));
+  TaskId End = insertTask(G, New, B, NoId, {}, {});
+  EXPECT_EQ(G.laneTail(B), End);
+  moveTask(G, N, B, K);
+  EXPECT_EQ(G.nextOnLane(X), Y);
+  EXPECT_EQ(G.nextOnLane(K), N);
+  EXPECT_EQ(G.nextOnLane(N), End);
+  EXPECT_FALSE(bool(verifyGraph(G)));
+}
+
+TEST(PrimitivesTest, MergeTakesOverEdgesAndLaneOrder) {
+  // CPU: l1 l2 l3 launch k1 k2 k3 on a stream; k3 feeds s on another lane.
+  Graph G;
+  LaneId Cpu = addLane(G, "cpu");
+  LaneId Gpu = addLane(G, "gpu", LaneKind::GpuStream);
+  LaneId Other = addLane(G, "other", LaneKind::GpuStream);
+  TaskId L1 = addTask(G, Cpu, "l1", 0, 1, TaskKind::Runtime);
+  TaskId L2 = addTask(G, Cpu, "l2", 1, 1, TaskKind::Runtime);
+  TaskId K1 = addTask(G, Gpu, "k1", 2, 10, TaskKind::Kernel, 3);
+  TaskId K2 = addTask(G, Gpu, "k2", 12, 10, TaskKind::Kernel, 4);
+  TaskId K3 = addTask(G, Gpu, "k3", 22, 10, TaskKind::Kernel);
+  TaskId S = addTask(G, Other, "s", 40, 1, TaskKind::Kernel);
+  G.addEdge(L1, K1, EdgeKind::Launch);
+  G.addEdge(L2, K2, EdgeKind::Launch);
+  G.addEdge(K2, S, EdgeKind::Sync);
+  mergeTasks(G, {MergeGroup{{K1, K2}, 15}});
+  EXPECT_FALSE(G.isLive(K2));
+  EXPECT_EQ(G.task(K1).DurationNs, 15);
+  EXPECT_EQ(G.task(K1).GapNs, 3);
+  EXPECT_EQ(G.nextOnLane(K1), K3);
+  EXPECT_EQ(G.task(K3).GapNs, 0); // a merged member's gap is dropped
+  EXPECT_EQ(liveEdges(G), EdgeSet({{L1, K1, EdgeKind::Launch},
+                                   {L2, K1, EdgeKind::Launch},
+                                   {K1, S, EdgeKind::Sync}}));
+  EXPECT_FALSE(bool(verifyGraph(G)));
+}
+
+TEST(PrimitivesTest, MergeAcrossLanesKeepsTheOtherLanesOrder) {
+  Graph G;
+  LaneId A = addLane(G, "a", LaneKind::GpuStream);
+  LaneId B = addLane(G, "b", LaneKind::GpuStream);
+  TaskId A1 = addTask(G, A, "a1", 0, 1, TaskKind::Kernel);
+  TaskId B0 = addTask(G, B, "b0", 0, 1, TaskKind::Kernel);
+  TaskId B1 = addTask(G, B, "b1", 1, 1, TaskKind::Kernel);
+  TaskId B2 = addTask(G, B, "b2", 2, 1, TaskKind::Kernel);
+  mergeTasks(G, {MergeGroup{{A1, B1}, 5}});
+  EXPECT_EQ(liveEdges(G), EdgeSet({{B0, A1, EdgeKind::ProgramOrder},
+                                   {A1, B2, EdgeKind::ProgramOrder}}));
+  EXPECT_EQ(G.nextOnLane(B0), B2);
+}
+
+} // namespace

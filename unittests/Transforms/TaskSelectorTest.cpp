@@ -73,3 +73,25 @@ TEST_F(TaskSelectorTest, RejectsBadKindAndRegex) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(TaskSelectorTest, ByKernelClassOnlyGpuWork) {
+  // A CPU task named like a GEMM is never selected by class.
+  addTask(G, Cpu, "gemm_on_cpu", 0, 1, TaskKind::CpuOp);
+  EXPECT_EQ(select("class=gemm"), std::vector<TaskId>({Gemm}));
+  EXPECT_EQ(select("class=elementwise,copy"),
+            std::vector<TaskId>({Relu, Copy}));
+}
+
+TEST_F(TaskSelectorTest, ByMinBytes) {
+  TaskAttrs Big, Small;
+  Big.Bytes = 4096;
+  Small.Bytes = 16;
+  G.setAttrs(Copy, Big);
+  G.setAttrs(Relu, Small);
+  EXPECT_EQ(select("min-bytes=1024"), std::vector<TaskId>({Copy}));
+  EXPECT_EQ(select("min-bytes=16").size(), 2u);
+}
+
+} // namespace

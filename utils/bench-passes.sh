@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Benchmark of the built-in passes (not a timed test): imports a large
+# SYNTHETIC Kineto trace (utils/gen-synthetic-kineto.py), then runs each pass
+# alone on it RUNS times with dd-opt -time-passes and prints, per pass, the
+# best and median wall time of the pass itself and its throughput in tasks a
+# second (the target of issue 4: at least 20 million).
+# Usage: utils/bench-passes.sh [STEPS] [RUNS]   (defaults: 4500, 5: about
+# 1.2 million tasks).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+steps=${1:-4500}
+runs=${2:-5}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 utils/gen-synthetic-kineto.py --steps "$steps" --layers 16 -o "$work/trace.json"
+build/bin/dd-import -q "$work/trace.json" -o "$work/trace.ddir"
+rm "$work/trace.json"
+python3 - "$work/trace.ddir" "$runs" <<'PY'
+import json, re, statistics, subprocess, sys
+ddir, runs = sys.argv[1], int(sys.argv[2])
+stats = json.loads(subprocess.run(["build/bin/dd-opt", "-passes=print<stats>{json=true}",
+                                   ddir, "-disable-output"], check=True,
+                                  capture_output=True, text=True).stdout)
+tasks = stats["tasks"]
+print(f"graph: {tasks} tasks, {stats['edges']} edges (synthetic)")
+pipelines = [
+    "scale-tasks{factor=0.5 kind=kernel}",
+    "remove-tasks{kind=memcpy}",
+    "amp-scale",
+    "kernel-fusion",
+    "fused-optimizer",
+    "reconstruct-batchnorm",
+    "retarget-gpu{to=h100 from=v100}",
+    "bandwidth{factor=2}",
+    "ddp-insert{gpus=8 params-mb=100}",
+    "p3{gpus=8 params-mb=100}",
+]
+for p in pipelines:
+    walls = []
+    for _ in range(runs):
+        err = subprocess.run(["build/bin/dd-opt", "-time-passes", f"-passes={p}", ddir,
+                              "-disable-output"], capture_output=True, text=True).stderr
+        rows = [l for l in err.splitlines() if re.search(r"\)\s+\S", l) and "Total" not in l]
+        if not rows:
+            walls = None
+            print(f"{p}: failed: {err.strip().splitlines()[-1] if err.strip() else '?'}")
+            break
+        walls.append(float(rows[0].split()[6]))
+    if walls:
+        best, med = min(walls), statistics.median(walls)
+        print(f"{p.split('{')[0]:24} best {best * 1e3:7.1f} ms  median {med * 1e3:7.1f} ms  "
+              f"{tasks / best / 1e6:6.1f} M tasks/s (best), {tasks / med / 1e6:6.1f} (median)")
+PY
