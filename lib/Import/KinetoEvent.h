@@ -67,6 +67,9 @@ struct EventArgs {
     Addr = 1u << 16,
     DeviceType = 1u << 17,
     DeviceId = 1u << 18,
+    InMsgNelems = 1u << 19,
+    OutMsgNelems = 1u << 20,
+    Dtype = 1u << 21,
   };
   uint32_t Present = 0;
   int64_t CorrelationV = 0, DeviceV = 0, StreamV = 0, BytesV = 0;
@@ -75,7 +78,8 @@ struct EventArgs {
   int64_t WaitOnStreamV = -1, WaitOnEventCorrV = -1;
   int64_t MemBytesV = 0, TotalAllocatedV = -1, TotalReservedV = -1;
   int64_t AddrV = 0, DeviceTypeV = 0, DeviceIdV = -1;
-  llvm::StringRef SyncKindV, NameV;
+  int64_t InMsgNelemsV = 0, OutMsgNelemsV = 0;
+  llvm::StringRef SyncKindV, NameV, DtypeV;
 
   bool has(Field F) const { return Present & F; }
 };

@@ -273,6 +273,8 @@ static const IntArg IntArgs[] = {
     {"Addr", &EventArgs::AddrV, EventArgs::Addr},
     {"Device Type", &EventArgs::DeviceTypeV, EventArgs::DeviceType},
     {"Device Id", &EventArgs::DeviceIdV, EventArgs::DeviceId},
+    {"In msg nelems", &EventArgs::InMsgNelemsV, EventArgs::InMsgNelems},
+    {"Out msg nelems", &EventArgs::OutMsgNelemsV, EventArgs::OutMsgNelems},
 };
 
 static const IntArg *findIntArg(StringRef Key) {
@@ -309,13 +311,16 @@ static error_code decodeArgs(od::value &V, EventArgs &A) {
         A.Present |= IsGrid ? EventArgs::Grid : EventArgs::Block;
     } else if (Key == "Collective name") {
       A.Present |= EventArgs::Collective;
-    } else if (Key == "cuda_sync_kind" || Key == "name") {
-      bool IsSync = Key == "cuda_sync_kind";
-      if (error_code Err =
-              readString(FV, IsSync ? A.SyncKindV : A.NameV, Found))
+    } else if (Key == "cuda_sync_kind" || Key == "name" || Key == "dtype") {
+      StringRef &Out = Key == "cuda_sync_kind" ? A.SyncKindV
+                       : Key == "name"         ? A.NameV
+                                               : A.DtypeV;
+      if (error_code Err = readString(FV, Out, Found))
         return Err;
       if (Found)
-        A.Present |= IsSync ? EventArgs::SyncKind : EventArgs::Name;
+        A.Present |= Key == "cuda_sync_kind" ? EventArgs::SyncKind
+                     : Key == "name"         ? EventArgs::Name
+                                             : EventArgs::Dtype;
     }
     return SUCCESS;
   });

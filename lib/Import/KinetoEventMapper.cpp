@@ -174,6 +174,33 @@ void EventMapper::addApiCall(const KinetoEvent &E) {
   Model.Calls.push_back(C);
 }
 
+/// Bytes of one element of a Kineto "dtype" (c10 ScalarType names); 0 if
+/// unknown.
+static uint64_t dtypeBytes(StringRef Dtype) {
+  return llvm::StringSwitch<uint64_t>(Dtype)
+      .Cases("Double", "Long", "ComplexFloat", 8)
+      .Cases("Float", "Int", "UInt32", 4)
+      .Cases("Half", "BFloat16", "Short", "UInt16", 2)
+      .Cases("Byte", "Char", "Bool", "Float8_e4m3fn", "Float8_e5m2", 1)
+      .Case("ComplexDouble", 16)
+      .Default(0);
+}
+
+/// The message size of a collective kernel from its metadata args: the
+/// larger of its input and output element counts (an all-gather's output is
+/// what crosses the links) times the element size. 0 if not recorded.
+static uint64_t collectiveBytes(const EventArgs &Args) {
+  if (!Args.has(EventArgs::Dtype))
+    return 0;
+  int64_t Nelems =
+      std::max(Args.has(EventArgs::InMsgNelems) ? Args.InMsgNelemsV : 0,
+               Args.has(EventArgs::OutMsgNelems) ? Args.OutMsgNelemsV : 0);
+  uint64_t Size = dtypeBytes(Args.DtypeV);
+  if (Nelems <= 0 || Size == 0 || uint64_t(Nelems) > UINT64_MAX / Size)
+    return 0;
+  return uint64_t(Nelems) * Size;
+}
+
 void EventMapper::addGpuActivity(const KinetoEvent &E) {
   GpuActivity A;
   if (!E.HasName || !interval(E, A.StartNs, A.EndNs)) {
@@ -213,8 +240,10 @@ void EventMapper::addGpuActivity(const KinetoEvent &E) {
     }
     T.RegistersPerThread = clampTo<uint16_t>(Args.RegistersV);
     T.SharedMemBytes = clampTo<uint32_t>(Args.SharedMemV);
-    A.HasAttrs = Args.Present & (EventArgs::Grid | EventArgs::Block |
-                                 EventArgs::Registers | EventArgs::SharedMem);
+    T.Bytes = collectiveBytes(Args);
+    A.HasAttrs = T.Bytes != 0 ||
+                 (Args.Present & (EventArgs::Grid | EventArgs::Block |
+                                  EventArgs::Registers | EventArgs::SharedMem));
   } else {
     A.Kind = E.Cat == Category::Memcpy ? TaskKind::Memcpy : TaskKind::Memset;
     if (Args.has(EventArgs::Bytes))

@@ -179,6 +179,22 @@ TEST(KinetoReaderTest, NewCategories) {
 
 // The 2021 spellings: Operator/Runtime/Kernel/Memcpy/Memset, string tids,
 // ProfilerStep#N as an Operator, [memory] instants without a category.
+TEST(KinetoReaderTest, CollectiveMessageBytes) {
+  // Bytes = the larger element count times the dtype's size; none without
+  // a known dtype.
+  TraceModel M = readOk(wrap(R"J(
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"stream": 7, "Collective name": "allreduce", "In msg nelems": 1000, "Out msg nelems": 1000, "dtype": "Float"}},
+    {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllGather_RING_LL", "pid": 0, "tid": 7, "ts": 3, "dur": 2, "args": {"stream": 7, "Collective name": "_allgather_base", "In msg nelems": 25136, "Out msg nelems": 201088, "dtype": "BFloat16"}},
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_x", "pid": 0, "tid": 7, "ts": 5, "dur": 2, "args": {"stream": 7, "In msg nelems": 10, "dtype": "Mystery"}}
+  )J"));
+  ASSERT_EQ(M.Activities.size(), 3u);
+  EXPECT_EQ(M.Activities[0].Kind, TaskKind::Collective);
+  EXPECT_EQ(M.Activities[0].Attrs.Bytes, 4000u);
+  EXPECT_TRUE(M.Activities[0].HasAttrs);
+  EXPECT_EQ(M.Activities[1].Attrs.Bytes, 201088u * 2);
+  EXPECT_EQ(M.Activities[2].Attrs.Bytes, 0u);
+}
+
 TEST(KinetoReaderTest, Format2021) {
   TraceModel M = readOk(wrap(R"J(
     {"ph": "X", "cat": "Operator", "name": "ProfilerStep#5", "pid": 25738, "tid": "25738", "ts": 1623142623460172, "dur": 176078, "args": {"Device": 25738, "External id": 4}},
