@@ -1,10 +1,183 @@
-// STUB: placeholder so the pass table builds while p3 is written.
+//===- P3.cpp - Priority-based parameter propagation ----------------------===//
+//
+// p3{params-mb=M bucket-mb=25 first-bucket-mb=1 gpus=8 gbps=G latency-us=5
+//    split=duration slice-mb=4 wait=forward}
+//
+// P3 (Jayarajan et al., SysML 2019) observes that the next forward pass needs
+// the first layers' parameters first, yet backward produces their gradients
+// last, so plain data parallelism sends them last. It slices each layer's
+// gradients and lets the slices of earlier layers overtake those of later
+// ones on the wire, and it lets the next forward start a layer as soon as
+// that layer's parameters are synchronized instead of after all of them.
+//
+// The model: ddp-insert's buckets and ring timing (DataParallel.h), each
+// bucket's all-reduce cut into slices of slice-mb on a by-priority lane;
+// each slice carries a "priority" note (lower first; the last bucket, i.e.
+// the earliest layers, lowest) that dd-sim's note-priority policy reads.
+// With wait=forward a bucket's slices hold back the first forward kernel of
+// the next step that uses its parameters (found by mirroring the bucket's
+// place in backward onto the forward kernels), not the optimizer; the last
+// step, having no next forward, keeps the optimizer barrier, as wait=optimizer
+// does for every step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DataParallel.h"
+
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Passes/BuiltinPasses.h"
+#include "daydream/Sim/SchedulingPolicy.h"
+
 using namespace dd;
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createP3Pass(llvm::StringRef) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "pass 'p3' is not written yet");
+using namespace dd::dataparallel;
+
+namespace {
+
+struct P3Options {
+  Options DP;
+  double SliceMb = 4;
+  std::string Wait = "forward";
+};
+
+void declare(PassOptionParser &P, P3Options &O) {
+  declareOptions(P, O.DP);
+  P.add("slice-mb", O.SliceMb, "all-reduce slice size in MiB");
+  P.add("wait", O.Wait,
+        "what waits for a bucket: forward (the next step's first kernel "
+        "using it) or optimizer (all of them, as ddp-insert)");
 }
-void dd::printP3PassOptions(llvm::raw_ostream &, unsigned) {}
+
+llvm::Error validate(const P3Options &O) {
+  if (llvm::Error E = validateOptions(O.DP))
+    return E;
+  // A slice rounded to zero bytes would never finish a bucket.
+  if (!(O.SliceMb > 0) || O.SliceMb > MaxMb || mbToBytes(O.SliceMb) == 0)
+    return optionError(
+        "slice-mb must be at least one byte and at most 1e9 (MiB)");
+  if (O.Wait != "forward" && O.Wait != "optimizer")
+    return optionError("wait must be 'forward' or 'optimizer', not '" + O.Wait +
+                       "'");
+  return llvm::Error::success();
+}
+
+std::string sliceName(size_t BucketIndex, size_t Slice, size_t NumSlices,
+                      uint64_t Bytes) {
+  return "ncclAllReduce (bucket " + std::to_string(BucketIndex) + " slice " +
+         std::to_string(Slice + 1) + "/" + std::to_string(NumSlices) + ", " +
+         formatMb(Bytes) + ")";
+}
+
+/// Sizes of the slices of a bucket: full slices, then the remainder.
+std::vector<uint64_t> sliceBytes(uint64_t Bytes, uint64_t Slice) {
+  std::vector<uint64_t> Sizes(Bytes / Slice, Slice);
+  if (Bytes % Slice)
+    Sizes.push_back(Bytes % Slice);
+  return Sizes;
+}
+
+class P3 {
+public:
+  explicit P3(P3Options O) : O(std::move(O)) {}
+
+  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
+    if (O.DP.Gpus == 1)
+      return PreservedAnalyses::all();
+    auto StepsOr = findTrainingSteps(G);
+    if (!StepsOr)
+      return StepsOr.takeError();
+    std::vector<TrainingStep> Steps = std::move(*StepsOr);
+    Gbps = ringGbps(G, O.DP);
+    Lane = NoId;
+    NextPriority = 0;
+    // The next step with forward kernels, for each step.
+    std::vector<const TrainingStep *> Next(Steps.size(), nullptr);
+    for (size_t I = Steps.size(); I-- > 1;)
+      Next[I - 1] = Steps[I].Forward.empty() ? Next[I] : &Steps[I];
+    for (size_t I = 0; I != Steps.size(); ++I) {
+      if (Steps[I].Backward.empty())
+        continue;
+      if (Lane == NoId)
+        Lane = commLane(G, "p3 allreduce", LaneOrder::ByPriority,
+                        Steps[I].Backward.front());
+      insertStep(G, Steps[I], O.Wait == "forward" ? Next[I] : nullptr);
+    }
+    return PreservedAnalyses::none();
+  }
+
+private:
+  uint64_t total() const { return mbToBytes(O.DP.ParamsMb); }
+  bool byDuration() const { return O.DP.Split == "duration"; }
+
+  void insertStep(Graph &G, const TrainingStep &S, const TrainingStep *Next) {
+    std::vector<Bucket> Buckets =
+        makeBuckets(splitBytes(G, S.Backward, total(), byDuration()),
+                    mbToBytes(O.DP.FirstBucketMb), mbToBytes(O.DP.BucketMb));
+    std::vector<std::vector<uint64_t>> Slices;
+    for (const Bucket &B : Buckets)
+      Slices.push_back(sliceBytes(B.Bytes, mbToBytes(O.SliceMb)));
+    // Priorities count up from the last bucket (the earliest layers) to the
+    // first, and carry on across steps so an earlier step always wins.
+    std::vector<int64_t> FirstPriority(Buckets.size());
+    for (size_t B = Buckets.size(); B-- > 0;) {
+      FirstPriority[B] = NextPriority;
+      NextPriority += int64_t(Slices[B].size());
+    }
+    std::vector<uint64_t> ForwardUpto;
+    if (Next)
+      ForwardUpto = forwardOffsets(G, *Next);
+    // Slices go on the lane in backward order, which keeps lane order
+    // consistent with the edges; the policy, not the list, orders them.
+    for (size_t B = 0; B != Buckets.size(); ++B) {
+      std::vector<TaskId> Consumers =
+          Next ? std::vector<TaskId>{firstUse(*Next, ForwardUpto, Buckets[B])}
+               : barrierConsumers(S);
+      for (size_t I = 0; I != Slices[B].size(); ++I) {
+        uint64_t Bytes = Slices[B][I];
+        TaskId T = insertAllReduce(
+            G, Lane, S.Backward[Buckets[B].Last], Bytes,
+            sliceName(B, I, Slices[B].size(), Bytes),
+            ringAllReduceNs(Bytes, O.DP.Gpus, Gbps, O.DP.LatencyUs), Consumers);
+        G.addNote(T, PriorityNoteKey,
+                  std::to_string(FirstPriority[B] + int64_t(I)));
+      }
+    }
+  }
+
+  /// Parameter bytes read up to and including each forward kernel of
+  /// \p Next, the kernels given their shares by the same split rule as
+  /// backward's.
+  std::vector<uint64_t> forwardOffsets(const Graph &G,
+                                       const TrainingStep &Next) const {
+    std::vector<uint64_t> Upto =
+        splitBytes(G, Next.Forward, total(), byDuration());
+    for (size_t I = 1; I < Upto.size(); ++I)
+      Upto[I] += Upto[I - 1];
+    return Upto;
+  }
+
+  /// The first forward kernel of \p Next that reads a parameter of \p B.
+  /// Forward uses parameters in the reverse of the order backward produces
+  /// their gradients, so the bucket's bytes, which end EndBytes into
+  /// backward, begin total - EndBytes into forward.
+  TaskId firstUse(const TrainingStep &Next, llvm::ArrayRef<uint64_t> Upto,
+                  const Bucket &B) const {
+    size_t K = llvm::upper_bound(Upto, total() - B.EndBytes) - Upto.begin();
+    return Next.Forward[std::min(K, Next.Forward.size() - 1)];
+  }
+
+  P3Options O;
+  double Gbps = 0;
+  LaneId Lane = NoId;
+  int64_t NextPriority = 0;
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<PassConcept>>
+dd::createP3Pass(llvm::StringRef Text) {
+  return buildPass<P3, P3Options>("p3", Text, declare, validate);
+}
+
+void dd::printP3PassOptions(llvm::raw_ostream &OS, unsigned Indent) {
+  printOptionsHelp<P3Options>("p3", declare, OS, Indent);
+}

@@ -126,7 +126,7 @@ def pass_effects(trace, work, base_steps):
     base = sum(s[2] for s in base_steps)
     out = []
     for label, args, _ in PASS_WHATIFS:
-        policy = "layer-priority" if label.startswith("p3") else None
+        policy = "note-priority" if label.startswith("p3") else None
         try:
             rep = simulate(trace, work, (), args, policy)
         except subprocess.CalledProcessError as e:
@@ -202,7 +202,7 @@ def write_doc(path, rows, ablated, whatif, median, worst, ntraces, pass_rows):
         "",
         "Each pass with its default options (ddp-insert and p3: 8 GPUs and 100 MB of",
         "gradients, since the traces do not record parameter sizes; p3 simulated with",
-        "`dd-sim -policy=layer-priority`), as the change of the summed predicted step",
+        "`dd-sim -policy=note-priority`), as the change of the summed predicted step",
         "time against the replay with no pass. Expected direction: amp-scale, fusion,",
         "fused optimizer, batch-norm restructuring and more bandwidth never slower;",
         "data parallelism never faster than one GPU; retarget-gpu depends on the GPUs.",

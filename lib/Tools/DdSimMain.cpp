@@ -40,7 +40,7 @@ struct Options {
   cl::opt<std::string> Policy{
       "policy",
       cl::desc("Scheduling policy for by-priority lanes (recorded-order, "
-               "shortest-first)"),
+               "shortest-first, note-priority)"),
       cl::value_desc("name"), cl::init("recorded-order"), cl::cat(Category)};
 };
 } // namespace

@@ -3,6 +3,8 @@
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Pass/PassRegistry.h"
 
+#include "llvm/ADT/StringMap.h"
+
 #include "gtest/gtest.h"
 
 using namespace dd;
@@ -28,8 +30,27 @@ struct PipelineTest : ::testing::Test {
 TEST_F(PipelineTest, PrintsEveryOptionAndParsesBack) {
   std::string P = roundTrip("scale-tasks{factor=0.5 kind=kernel},print<stats>");
   EXPECT_EQ(P, "scale-tasks{factor=0.5 kind=kernel phase=all name=\"\" "
-               "lane=\"\" layer=\"\"},print<stats>{json=false}");
+               "lane=\"\" layer=\"\" class=all min-bytes=0},"
+               "print<stats>{json=false}");
   EXPECT_EQ(roundTrip(P), P);
+}
+
+TEST_F(PipelineTest, EveryBuiltinPassPrintsWhatParsesBack) {
+  // Defaults, plus the options the passes that need some require.
+  const llvm::StringMap<std::string> Required = {
+      {"remove-tasks", "kind=memcpy"},
+      {"ddp-insert", "params-mb=10"},
+      {"p3", "params-mb=10"},
+      {"retarget-gpu", "to=h100 from=v100"}};
+  for (const PassInfo *Info : R.passes()) {
+    auto It = Required.find(Info->Name);
+    std::string P = roundTrip(It == Required.end()
+                                  ? Info->Name
+                                  : Info->Name + "{" + It->second + "}");
+    ASSERT_EQ(P.rfind("error:", 0), std::string::npos)
+        << Info->Name << ": " << P;
+    EXPECT_EQ(roundTrip(P), P) << Info->Name;
+  }
 }
 
 TEST_F(PipelineTest, QuotedValuesKeepSpacesAndCommas) {
@@ -48,7 +69,7 @@ TEST_F(PipelineTest, Errors) {
             "error: unknown pass 'no-such-pass' (see -print-passes)");
   EXPECT_EQ(roundTrip("scale-tasks{factr=2}"),
             "error: pass 'scale-tasks': unknown option 'factr' (valid: factor, "
-            "kind, phase, name, lane, layer)");
+            "kind, phase, name, lane, layer, class, min-bytes)");
   EXPECT_EQ(roundTrip("scale-tasks{factor=fast}"),
             "error: pass 'scale-tasks': option 'factor': expected a number, "
             "found 'fast'");

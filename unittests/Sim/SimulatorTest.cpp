@@ -441,7 +441,7 @@ TEST(SimulatorTest, BadOrderIsAnError) {
 }
 
 TEST(SimulatorTest, PolicyRegistry) {
-  ASSERT_EQ(builtinPolicyNames().size(), 2u);
+  ASSERT_EQ(builtinPolicyNames().size(), 3u);
   for (llvm::StringRef Name : builtinPolicyNames()) {
     auto P = createSchedulingPolicy(Name);
     ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
@@ -451,7 +451,7 @@ TEST(SimulatorTest, PolicyRegistry) {
   ASSERT_FALSE(bool(Bad));
   EXPECT_EQ(llvm::toString(Bad.takeError()),
             "unknown scheduling policy 'fifo'; valid policies are: "
-            "recorded-order, shortest-first");
+            "recorded-order, shortest-first, note-priority");
 }
 
 } // namespace

@@ -50,8 +50,18 @@ std::unique_ptr<SchedulingPolicy> createRecordedOrderPolicy();
 /// Ranks by duration: the shortest ready task runs first.
 std::unique_ptr<SchedulingPolicy> createShortestFirstPolicy();
 
-/// The built-in policy called \p Name ("recorded-order", "shortest-first");
-/// fails with a message listing the valid names otherwise.
+/// Ranks by the integer a pass recorded in the task's "priority" note
+/// (Graph::addNote; lower runs first), so that passes such as p3 can say
+/// which communication goes first without a schema change. Tasks without a
+/// valid note rank after every noted one, in recorded order: on a graph with
+/// no such notes this policy schedules exactly like recorded-order.
+std::unique_ptr<SchedulingPolicy> createNotePriorityPolicy();
+
+/// The key of the task note that createNotePriorityPolicy() reads.
+inline constexpr const char *PriorityNoteKey = "priority";
+
+/// The built-in policy called \p Name ("recorded-order", "shortest-first",
+/// "note-priority"); fails with a message listing the valid names otherwise.
 llvm::Expected<std::unique_ptr<SchedulingPolicy>>
 createSchedulingPolicy(llvm::StringRef Name);
 
