@@ -1,10 +1,170 @@
-// STUB: placeholder so the pass table builds while kernel-fusion is written.
+//===- KernelFusion.cpp - Fuse chains of kernels into one kernel ----------===//
+//
+// kernel-fusion{class=elementwise pattern=RE max-chain=N keep=auto
+//               drop-gaps=false}
+//
+// "What if these elementwise kernels were one kernel?" (the kernel-fusion
+// what-if of Daydream, Zhu et al., USENIX ATC 2020). Each maximal run of
+// eligible kernels that follow one another on a GPU stream, in one phase,
+// becomes one kernel: the first one, renamed "fused(...)", with a modelled
+// duration; the launch calls of the others disappear from the CPU thread.
+//
+// The duration model (docs/passes/kernel-fusion.md): memory-bound kernels
+// take time in proportion to the bytes they move. A chain of k kernels that
+// each read one tensor and write one moves 2k tensors; fused, it reads its
+// first input and writes its last output once and still reads the side
+// input (bias, residual, mask) of each of the other k-1 members: k+1
+// tensors. So keep = (k+1)/(2k) of the summed time, and never less than the
+// longest member, whose bytes the fused kernel still moves.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Fusion.h"
+
+#include "daydream/IR/Graph.h"
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Passes/BuiltinPasses.h"
+#include "daydream/Transforms/KernelClass.h"
+#include "daydream/Transforms/Primitives.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Regex.h"
+
+#include <algorithm>
+#include <cmath>
+
 using namespace dd;
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createKernelFusionPass(llvm::StringRef) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "pass 'kernel-fusion' is not written yet");
+using llvm::ArrayRef;
+using llvm::Error;
+using llvm::StringRef;
+
+static Error fusionError(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
 }
-void dd::printKernelFusionPassOptions(llvm::raw_ostream &, unsigned) {}
+
+//===----------------------------------------------------------------------===//
+// The kernel-fusion pass.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct KernelFusionOptions {
+  std::vector<KernelClass> Classes = {KernelClass::Elementwise};
+  std::string Pattern;
+  int64_t MaxChain = 0;
+  /// 0 means "auto": (k+1)/(2k) for a chain of k kernels.
+  double Keep = 0;
+  bool DropGaps = false;
+};
+
+void declare(PassOptionParser &P, KernelFusionOptions &O) {
+  P.add(
+      "class",
+      "kernel classes eligible for fusion, comma-separated (gemm, conv, "
+      "elementwise, norm, reduction, optimizer, communication, other)",
+      [&O](StringRef S) {
+        return fusion::parseClassList(S, O.Classes, /*AllowAll=*/false);
+      },
+      [&O](llvm::raw_ostream &OS) { fusion::printClassList(OS, O.Classes); });
+  P.add("pattern", O.Pattern,
+        "fuse kernels whose name contains a match of this regex instead of "
+        "by class");
+  P.add("max-chain", O.MaxChain,
+        "most kernels fused into one (0: no limit, else at least 2)");
+  P.add(
+      "keep",
+      "fused duration as a fraction of the members' summed duration, in "
+      "(0, 1], or auto: (k+1)/(2k) for k kernels",
+      [&O](StringRef S) -> Error {
+        if (S == "auto") {
+          O.Keep = 0;
+          return Error::success();
+        }
+        if (S.getAsDouble(O.Keep) || !std::isfinite(O.Keep))
+          return fusionError("expected 'auto' or a number, found '" + S + "'");
+        return Error::success();
+      },
+      [&O](llvm::raw_ostream &OS) {
+        if (O.Keep == 0)
+          OS << "auto";
+        else
+          OS << llvm::format("%.17g", O.Keep);
+      });
+  P.add("drop-gaps", O.DropGaps,
+        "also drop the untraced CPU time before each removed launch");
+}
+
+Error validate(const KernelFusionOptions &O) {
+  if (O.MaxChain < 0 || O.MaxChain == 1)
+    return fusionError("max-chain must be 0 (no limit) or at least 2, not " +
+                       llvm::Twine(O.MaxChain));
+  if (O.Keep < 0 || O.Keep > 1)
+    return fusionError("keep must be auto or in (0, 1], not " +
+                       llvm::formatv("{0}", O.Keep).str());
+  std::string Msg;
+  if (!O.Pattern.empty() && !llvm::Regex(O.Pattern).isValid(Msg))
+    return fusionError("invalid regex '" + O.Pattern + "': " + Msg);
+  return Error::success();
+}
+
+class KernelFusion {
+public:
+  explicit KernelFusion(KernelFusionOptions O) : O(std::move(O)) {}
+
+  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
+    std::vector<char> Barriers = fusion::findChainBarriers(G);
+    auto Eligible = eligibility(G);
+    std::vector<MergeGroup> Groups;
+    for (std::vector<TaskId> &Run : fusion::findKernelRuns(
+             G, Barriers, Eligible, /*MinLength=*/2, size_t(O.MaxChain))) {
+      double Keep = O.Keep != 0 ? O.Keep : autoKeep(Run.size());
+      int64_t Duration = fusion::fusedDuration(G, Run, Keep);
+      Groups.push_back(MergeGroup{std::move(Run), Duration});
+    }
+    if (Groups.empty())
+      return PreservedAnalyses::all();
+    fusion::fuseKernelGroups(G, Groups, O.DropGaps);
+    return PreservedAnalyses::none();
+  }
+
+private:
+  /// (k+1)/(2k): 2k tensor passes unfused, k+1 fused (see the file header).
+  static double autoKeep(size_t K) { return double(K + 1) / double(2 * K); }
+
+  /// Kernels of the eligible classes, or whose name matches pattern=;
+  /// decided once per distinct name.
+  std::function<bool(TaskId)> eligibility(const Graph &G) const {
+    auto Classifier = std::make_shared<KernelClassifier>(G);
+    auto Memo = std::make_shared<std::vector<char>>(G.strings().size(), 0);
+    auto Re = std::make_shared<llvm::Regex>(O.Pattern);
+    bool ByPattern = !O.Pattern.empty();
+    std::vector<KernelClass> Classes = O.Classes;
+    return [&G, Classifier, Memo, Re, ByPattern, Classes](TaskId T) {
+      const Task &Tk = G.task(T);
+      if (Tk.Kind != TaskKind::Kernel || Tk.Name == NoId)
+        return false;
+      if (!ByPattern)
+        return llvm::is_contained(Classes, Classifier->classOf(T));
+      char &M = (*Memo)[Tk.Name];
+      if (M == 0)
+        M = Re->match(G.str(Tk.Name)) ? 1 : 2;
+      return M == 1;
+    };
+  }
+
+  KernelFusionOptions O;
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<PassConcept>>
+dd::createKernelFusionPass(StringRef Options) {
+  return buildPass<KernelFusion, KernelFusionOptions>("kernel-fusion", Options,
+                                                      declare, validate);
+}
+
+void dd::printKernelFusionPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
+  printOptionsHelp<KernelFusionOptions>("kernel-fusion", declare, OS, Indent);
+}

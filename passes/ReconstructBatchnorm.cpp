@@ -1,10 +1,199 @@
-// STUB: placeholder so the pass table builds while reconstruct-batchnorm is written.
+//===- ReconstructBatchnorm.cpp - Fuse batch norm with its ReLU -----------===//
+//
+// reconstruct-batchnorm{keep=0.5 bn=RE partner=RE drop-gaps=false}
+//
+// The batch-norm restructuring of Jung et al. ("Restructuring Batch
+// Normalization to Accelerate CNN Training", SysML 2019), as Daydream
+// (Zhu et al., USENIX ATC 2020) models it: batch norm's statistics pass
+// moves into the preceding convolution and its normalization pass fuses
+// with the ReLU, so the BN and ReLU kernels stop making their own passes
+// over the activations. On each GPU stream, each batch-norm kernel (or run
+// of them, as ATen's two-kernel BN) is merged with the elementwise kernel
+// next to it: the one after it in the forward pass (ReLU, or a residual
+// add), the one before it in the backward pass (ReLU's backward, which
+// autograd runs first). The merged kernel takes keep x their summed
+// duration; the launches of the others go.
+//
+// Default keep=0.5 (docs/passes/reconstruct-batchnorm.md): forward, BN
+// training makes 3 passes over the activation (2 in cuDNN's "singleread"
+// kernels) and ReLU 2; restructured, normalize+ReLU reads once and writes
+// once: 2 of 5 or 4 passes (0.4 - 0.5). Backward, ReLU's backward makes 3
+// and BN's 3 - 5; restructured about 4: 0.5 - 0.67.
+//
+// Chain boundaries, naming and launch removal come from the fusion kit in
+// KernelFusion.cpp, declared below.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Fusion.h"
+
+#include "daydream/IR/Graph.h"
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Passes/BuiltinPasses.h"
+#include "daydream/Transforms/KernelClass.h"
+#include "daydream/Transforms/Primitives.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Regex.h"
+
+#include <cmath>
+
 using namespace dd;
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createReconstructBatchnormPass(llvm::StringRef) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "pass 'reconstruct-batchnorm' is not written yet");
+using llvm::Error;
+using llvm::StringRef;
+
+namespace {
+
+struct ReconstructBatchnormOptions {
+  double Keep = 0.5;
+  std::string BnRegex = "bn_|batch_?norm";
+  /// Empty: partners are the elementwise kernels (KernelClass.h).
+  std::string PartnerRegex;
+  bool DropGaps = false;
+};
+
+void declare(PassOptionParser &P, ReconstructBatchnormOptions &O) {
+  P.add("keep", O.Keep,
+        "merged duration as a fraction of the members' summed duration, in "
+        "(0, 1]");
+  P.add("bn", O.BnRegex,
+        "regex (case-insensitive) a batch-norm kernel's name contains a "
+        "match of");
+  P.add("partner", O.PartnerRegex,
+        "regex a partner kernel's name contains a match of (default: any "
+        "elementwise kernel)");
+  P.add("drop-gaps", O.DropGaps,
+        "also drop the untraced CPU time before each removed launch");
 }
-void dd::printReconstructBatchnormPassOptions(llvm::raw_ostream &, unsigned) {}
+
+Error optionError(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+}
+
+Error validate(const ReconstructBatchnormOptions &O) {
+  if (!(O.Keep > 0 && O.Keep <= 1))
+    return optionError("keep must be in (0, 1], not " +
+                       llvm::formatv("{0}", O.Keep).str());
+  if (O.BnRegex.empty())
+    return optionError("bn must not be empty (it would match every kernel)");
+  for (const std::string *R : {&O.BnRegex, &O.PartnerRegex}) {
+    std::string Msg;
+    if (!R->empty() && !llvm::Regex(*R).isValid(Msg))
+      return optionError("invalid regex '" + *R + "': " + Msg);
+  }
+  return Error::success();
+}
+
+/// Whether a kernel's name matches, decided once per distinct name.
+class NameMatcher {
+public:
+  NameMatcher(const Graph &G, StringRef Pattern, unsigned Flags)
+      : G(G), Re(Pattern, Flags), Memo(G.strings().size(), 0) {}
+
+  bool matches(TaskId T) {
+    const Task &Tk = G.task(T);
+    if (Tk.Kind != TaskKind::Kernel || Tk.Name == NoId)
+      return false;
+    char &M = Memo[Tk.Name];
+    if (M == 0)
+      M = Re.match(G.str(Tk.Name)) ? 1 : 2;
+    return M == 1;
+  }
+
+private:
+  const Graph &G;
+  llvm::Regex Re;
+  std::vector<char> Memo; // 0 unknown, 1 match, 2 no match
+};
+
+class ReconstructBatchnorm {
+public:
+  explicit ReconstructBatchnorm(ReconstructBatchnormOptions O)
+      : O(std::move(O)) {}
+
+  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
+    std::vector<char> Barriers = fusion::findChainBarriers(G);
+    NameMatcher Bn(G, O.BnRegex, llvm::Regex::IgnoreCase);
+    NameMatcher PartnerName(G, O.PartnerRegex, llvm::Regex::NoFlags);
+    KernelClassifier Classifier(G);
+    auto IsPartner = [&](TaskId T) {
+      if (Bn.matches(T) || G.task(T).Kind != TaskKind::Kernel)
+        return false;
+      return O.PartnerRegex.empty()
+                 ? Classifier.classOf(T) == KernelClass::Elementwise
+                 : PartnerName.matches(T);
+    };
+
+    std::vector<MergeGroup> Groups;
+    auto BnRuns = fusion::findKernelRuns(
+        G, Barriers, [&](TaskId T) { return Bn.matches(T); },
+        /*MinLength=*/1, /*MaxLength=*/0);
+    for (std::vector<TaskId> &Run : BnRuns) {
+      std::vector<TaskId> Group = withPartner(G, Barriers, Run, IsPartner);
+      if (Group.empty())
+        continue;
+      int64_t Duration = restructuredDuration(G, Group);
+      Groups.push_back(MergeGroup{std::move(Group), Duration});
+    }
+    if (Groups.empty())
+      return PreservedAnalyses::all();
+    fusion::fuseKernelGroups(G, Groups, O.DropGaps);
+    return PreservedAnalyses::none();
+  }
+
+private:
+  /// keep x the members' summed duration. Unlike plain fusion there is no
+  /// floor at the longest member: restructuring cuts the BN kernel's own
+  /// passes too (its statistics pass moves into the convolution).
+  int64_t restructuredDuration(const Graph &G,
+                               llvm::ArrayRef<TaskId> Group) const {
+    int64_t Sum = 0;
+    for (TaskId T : Group)
+      Sum += G.task(T).DurationNs;
+    return std::llround(double(Sum) * O.Keep);
+  }
+
+  /// The run with its partner: the kernel before it in the backward pass
+  /// (autograd runs ReLU's backward first), after it otherwise. Empty if
+  /// that neighbour is no partner or cannot be fused with the run. A kernel
+  /// is never claimed twice: it would need the phase of a forward run
+  /// before it and of a backward run after it.
+  std::vector<TaskId>
+  withPartner(const Graph &G, const std::vector<char> &Barriers,
+              const std::vector<TaskId> &Run,
+              llvm::function_ref<bool(TaskId)> IsPartner) const {
+    std::vector<TaskId> Group;
+    if (G.task(Run.front()).Phase == Phase::Backward) {
+      TaskId P = G.prevOnLane(Run.front());
+      if (P == NoId || !IsPartner(P) ||
+          !fusion::canChain(G, Barriers, P, Run.front()))
+        return Group;
+      Group.push_back(P);
+      Group.insert(Group.end(), Run.begin(), Run.end());
+      return Group;
+    }
+    TaskId N = G.nextOnLane(Run.back());
+    if (N == NoId || !IsPartner(N) ||
+        !fusion::canChain(G, Barriers, Run.back(), N))
+      return Group;
+    Group = Run;
+    Group.push_back(N);
+    return Group;
+  }
+
+  ReconstructBatchnormOptions O;
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<PassConcept>>
+dd::createReconstructBatchnormPass(StringRef Options) {
+  return buildPass<ReconstructBatchnorm, ReconstructBatchnormOptions>(
+      "reconstruct-batchnorm", Options, declare, validate);
+}
+
+void dd::printReconstructBatchnormPassOptions(llvm::raw_ostream &OS,
+                                              unsigned Indent) {
+  printOptionsHelp<ReconstructBatchnormOptions>("reconstruct-batchnorm",
+                                                declare, OS, Indent);
+}

@@ -31,7 +31,9 @@ static const Pattern Patterns[] = {
     // but the passes treat them as the optimizer step.
     {"adam", KernelClass::Optimizer},
     {"sgd", KernelClass::Optimizer},
-    {"lamb", KernelClass::Optimizer},
+    // Not "lamb": ATen's kernels carry "{lambda(float)#1}" in their names.
+    {"lamb_", KernelClass::Optimizer},
+    {"lambfunctor", KernelClass::Optimizer},
     {"multi_tensor_apply", KernelClass::Optimizer},
     {"multitensorapply", KernelClass::Optimizer},
     // Convolutions, before GEMMs: cuDNN names its implicit-GEMM kernels

@@ -125,9 +125,12 @@ void dd::removeTasks(Graph &G, llvm::ArrayRef<TaskId> Tasks) {
       for (const Link &S : Succs) {
         if (P.Task == S.Task)
           continue;
-        // Lane predecessor and lane successor become lane neighbours.
+        // Lane predecessor and lane successor become lane neighbours, also
+        // when the successor goes too: once T is unlinked, the successor's
+        // lane predecessor is P, so handing P on would only add work (and
+        // make a run of removed tasks quadratic).
         llvm::Optional<EdgeKind> Kind = S.Kind ? S.Kind : P.Kind;
-        if (!Kind && !Removing[S.Task])
+        if (!Kind)
           continue;
         if (Removing[S.Task])
           HandedOn[S.Task].push_back(Link{P.Task, Kind});

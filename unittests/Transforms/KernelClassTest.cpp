@@ -31,6 +31,8 @@ TEST(KernelClassTest, RealKernelNames) {
       {"void at::native::multi_tensor_apply_kernel<at::native::FusedAdamMathFunctor>", KernelClass::Optimizer},
       {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", KernelClass::Communication},
       {"triton_poi_fused_add_relu_0", KernelClass::Elementwise},
+      {"void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >", KernelClass::Elementwise},
+      {"void at::native::multi_tensor_apply_kernel<at::native::LambFunctor<float>>", KernelClass::Optimizer},
       {"some_custom_kernel", KernelClass::Other},
   };
   for (const Case &C : Cases)
