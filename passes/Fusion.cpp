@@ -8,6 +8,7 @@
 #include "Fusion.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
 #include <cmath>
@@ -151,16 +152,29 @@ void fuseKernelGroups(Graph &G, ArrayRef<MergeGroup> Groups,
     for (TaskId T : ArrayRef<TaskId>(Gr.Tasks).drop_front())
       MergedAway[T] = 1;
   std::vector<TaskId> Launches = launchesOnlyOf(G, MergedAway);
+  StrId FusedNoteKey = G.intern("fused");
 
+  // Groups repeat the same kernels every layer and step: name each distinct
+  // sequence of member names once.
+  llvm::StringMap<std::pair<StrId, StrId>> NameAndNote;
+  std::vector<StrId> Key;
   for (const MergeGroup &Gr : Groups) {
     TaskId Survivor = Gr.Tasks.front();
-    std::string Members;
+    Key.clear();
     for (TaskId T : Gr.Tasks)
-      Members += (Members.empty() ? "" : "\n") + G.str(G.task(T).Name).str();
-    StrId Name = G.intern(fusedName(G, Gr.Tasks));
-    G.task(Survivor).Name = Name;
+      Key.push_back(G.task(T).Name);
+    StringRef KeyBytes(reinterpret_cast<const char *>(Key.data()),
+                       Key.size() * sizeof(StrId));
+    auto [It, New] = NameAndNote.try_emplace(KeyBytes);
+    if (New) {
+      std::string Members;
+      for (TaskId T : Gr.Tasks)
+        Members += (Members.empty() ? "" : "\n") + G.str(G.task(T).Name).str();
+      It->second = {G.intern(fusedName(G, Gr.Tasks)), G.intern(Members)};
+    }
+    G.task(Survivor).Name = It->second.first;
     G.task(Survivor).Flags |= TF_Synthetic;
-    G.addNote(Survivor, "fused", Members);
+    G.addNoteRaw(TaskNote{Survivor, FusedNoteKey, It->second.second});
   }
   mergeTasks(G, Groups);
   if (DropLaunchGaps)

@@ -18,11 +18,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <climits>
 
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
+
 
 using namespace dd;
 using namespace dd::import;
@@ -112,19 +109,6 @@ void printSummary(llvm::StringRef Name, const ImportResult &R, double Seconds,
 }
 
 } // namespace
-
-/// An import builds arrays of tens or hundreds of megabytes, frees them and
-/// builds others. glibc serves large blocks with mmap and hands them back to
-/// the kernel on free, so every new array costs a page fault per 4 KB again:
-/// a fifth of the import's time. Serving every block from the heap, which
-/// is never trimmed, lets freed memory be reused without faults; peak memory
-/// grows by about 3%.
-static void keepFreedMemory() {
-#ifdef __GLIBC__
-  mallopt(M_MMAP_MAX, 0);
-  mallopt(M_TRIM_THRESHOLD, INT_MAX);
-#endif
-}
 
 int dd::ddImportMain(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);

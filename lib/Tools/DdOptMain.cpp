@@ -117,6 +117,7 @@ struct Options {
 
 int dd::ddOptMain(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);
+  keepFreedMemory();
   PassRegistry Registry;
   registerBuiltinPasses(Registry);
 

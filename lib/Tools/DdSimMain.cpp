@@ -47,6 +47,7 @@ struct Options {
 
 int dd::ddSimMain(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);
+  keepFreedMemory();
   Options Opt;
   cl::HideUnrelatedOptions(Opt.Category);
   if (!cl::ParseCommandLineOptions(

@@ -15,7 +15,20 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include <climits>
+
 using namespace dd;
+
+void dd::keepFreedMemory() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);
+#endif
+}
 
 BoolFlag::BoolFlag(llvm::StringRef Name, llvm::StringRef Desc,
                    llvm::cl::OptionCategory &Cat) {

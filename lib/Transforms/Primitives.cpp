@@ -1,16 +1,16 @@
 //===- Primitives.cpp - Graph transformation primitives -------------------===//
 //
-// removeTasks() walks the removed tasks in topological order, so a chain of
-// removed tasks hands its surviving predecessors on from one to the next
-// instead of searching the graph for each removal.
+// removeTasks() walks the removed tasks in a topological order of their
+// own, so a chain of removed tasks hands its surviving predecessors on from
+// one to the next instead of searching the graph for each removal; its cost
+// is one pass over the edges plus the removed tasks' own edges.
 //
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Transforms/Primitives.h"
-#include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
 
-#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Optional.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -43,80 +43,121 @@ struct Link {
   llvm::Optional<EdgeKind> Kind;
 };
 
-/// Live edges grouped by source and by destination.
-struct Adjacency {
+/// The live edges that enter or leave the removed tasks, grouped by removed
+/// task (numbered 0..R-1 by Index): built in one pass over the edges, in
+/// memory proportional to the removed tasks and their edges.
+struct RemovedAdjacency {
   std::vector<uint32_t> InBegin, OutBegin;
   std::vector<Link> In, Out;
 
-  explicit Adjacency(const Graph &G) {
-    size_t N = G.numTaskSlots();
-    InBegin.assign(N + 1, 0);
-    OutBegin.assign(N + 1, 0);
+  RemovedAdjacency(const Graph &G, const std::vector<uint32_t> &Index,
+                   size_t R) {
+    InBegin.assign(R + 1, 0);
+    OutBegin.assign(R + 1, 0);
     for (const Edge &E : G.edgeSlots())
       if (G.isLive(E)) {
-        ++InBegin[E.Dst + 1];
-        ++OutBegin[E.Src + 1];
+        if (Index[E.Dst] != NoId)
+          ++InBegin[Index[E.Dst] + 1];
+        if (Index[E.Src] != NoId)
+          ++OutBegin[Index[E.Src] + 1];
       }
-    for (size_t I = 1; I <= N; ++I) {
+    for (size_t I = 1; I <= R; ++I) {
       InBegin[I] += InBegin[I - 1];
       OutBegin[I] += OutBegin[I - 1];
     }
-    In.resize(InBegin[N], Link{NoId, llvm::None});
-    Out.resize(OutBegin[N], Link{NoId, llvm::None});
+    In.resize(InBegin[R], Link{NoId, llvm::None});
+    Out.resize(OutBegin[R], Link{NoId, llvm::None});
     std::vector<uint32_t> InFill(InBegin.begin(), InBegin.end() - 1);
     std::vector<uint32_t> OutFill(OutBegin.begin(), OutBegin.end() - 1);
     for (const Edge &E : G.edgeSlots())
       if (G.isLive(E)) {
-        In[InFill[E.Dst]++] = Link{E.Src, E.Kind};
-        Out[OutFill[E.Src]++] = Link{E.Dst, E.Kind};
+        if (Index[E.Dst] != NoId)
+          In[InFill[Index[E.Dst]]++] = Link{E.Src, E.Kind};
+        if (Index[E.Src] != NoId)
+          Out[OutFill[Index[E.Src]]++] = Link{E.Dst, E.Kind};
       }
   }
 };
 
+/// The removed tasks in an order where each comes after the removed tasks
+/// it depends on (by edge or by lane), so that a chain of removed tasks
+/// hands its surviving predecessors on from one to the next: Kahn's
+/// algorithm on the removed tasks alone, in O(R + their edges). Inputs are
+/// verified and acyclic; if a pass broke that, the tasks left on a cycle
+/// follow in id order and -verify-each reports the graph.
+std::vector<TaskId> removalOrder(const Graph &G,
+                                 const std::vector<TaskId> &Removed,
+                                 const std::vector<uint32_t> &Index,
+                                 const RemovedAdjacency &Adj) {
+  size_t R = Removed.size();
+  std::vector<uint32_t> Pending(R, 0);
+  for (size_t I = 0; I != R; ++I) {
+    for (uint32_t J = Adj.InBegin[I]; J != Adj.InBegin[I + 1]; ++J)
+      Pending[I] += Index[Adj.In[J].Task] != NoId;
+    TaskId Prev = G.prevOnLane(Removed[I]);
+    Pending[I] += Prev != NoId && Index[Prev] != NoId;
+  }
+  std::vector<TaskId> Order;
+  Order.reserve(R);
+  for (size_t I = 0; I != R; ++I)
+    if (Pending[I] == 0)
+      Order.push_back(Removed[I]);
+  auto Release = [&](TaskId S) {
+    if (S != NoId && Index[S] != NoId && --Pending[Index[S]] == 0)
+      Order.push_back(S);
+  };
+  for (size_t Head = 0; Head != Order.size(); ++Head) {
+    uint32_t I = Index[Order[Head]];
+    for (uint32_t J = Adj.OutBegin[I]; J != Adj.OutBegin[I + 1]; ++J)
+      Release(Adj.Out[J].Task);
+    Release(G.nextOnLane(Order[Head]));
+  }
+  if (Order.size() != R) {
+    std::vector<char> Done(R, 0);
+    for (TaskId T : Order)
+      Done[Index[T]] = 1;
+    for (size_t I = 0; I != R; ++I)
+      if (!Done[I])
+        Order.push_back(Removed[I]);
+  }
+  return Order;
+}
+
 } // namespace
 
 void dd::removeTasks(Graph &G, llvm::ArrayRef<TaskId> Tasks) {
-  std::vector<char> Removing(G.numTaskSlots(), 0);
-  size_t Count = 0;
+  std::vector<uint32_t> Index(G.numTaskSlots(), NoId);
+  std::vector<TaskId> Removed;
   for (TaskId T : Tasks)
-    if (G.isLive(T) && !Removing[T]) {
-      Removing[T] = 1;
-      ++Count;
+    if (G.isLive(T) && Index[T] == NoId) {
+      Index[T] = 0;
+      Removed.push_back(T);
     }
-  if (Count == 0)
+  if (Removed.empty())
     return;
-  // Inputs are verified and acyclic; an order that fails means a pass broke
-  // the graph, which -verify-each reports. Fall back to id order then.
-  std::vector<TaskId> Order;
-  if (auto C = computeCanonicalOrder(G)) {
-    Order = std::move(C->Order);
-  } else {
-    llvm::consumeError(C.takeError());
-    for (TaskId T = 0; T != G.numTaskSlots(); ++T)
-      if (G.isLive(T))
-        Order.push_back(T);
-  }
-  Adjacency Adj(G);
+  // Id order, so the result does not depend on the order of Tasks.
+  llvm::sort(Removed);
+  for (size_t I = 0; I != Removed.size(); ++I)
+    Index[Removed[I]] = uint32_t(I);
+  RemovedAdjacency Adj(G, Index, Removed.size());
+  std::vector<TaskId> Order = removalOrder(G, Removed, Index, Adj);
   // Surviving predecessors handed on to removed successors.
-  llvm::DenseMap<TaskId, llvm::SmallVector<Link, 4>> HandedOn;
+  std::vector<llvm::SmallVector<Link, 2>> HandedOn(Removed.size());
 
   llvm::SmallVector<Link, 8> Preds, Succs;
   for (TaskId T : Order) {
-    if (!Removing[T])
-      continue;
+    uint32_t I = Index[T];
     Preds.clear();
     Succs.clear();
-    for (uint32_t I = Adj.InBegin[T]; I != Adj.InBegin[T + 1]; ++I)
-      if (G.isLive(Adj.In[I].Task))
-        Preds.push_back(Adj.In[I]);
-    auto It = HandedOn.find(T);
-    if (It != HandedOn.end())
-      Preds.append(It->second.begin(), It->second.end());
+    for (uint32_t J = Adj.InBegin[I]; J != Adj.InBegin[I + 1]; ++J)
+      if (G.isLive(Adj.In[J].Task))
+        Preds.push_back(Adj.In[J]);
+    Preds.append(HandedOn[I].begin(), HandedOn[I].end());
     if (G.prevOnLane(T) != NoId)
       Preds.push_back(Link{G.prevOnLane(T), llvm::None});
-    for (uint32_t I = Adj.OutBegin[T]; I != Adj.OutBegin[T + 1]; ++I)
-      if (G.isLive(Adj.Out[I].Task))
-        Succs.push_back(Adj.Out[I]);
+    for (uint32_t J = Adj.OutBegin[I]; J != Adj.OutBegin[I + 1]; ++J)
+      if (G.isLive(Adj.Out[J].Task))
+        Succs.push_back(Adj.Out[J]);
     TaskId LaneNext = G.nextOnLane(T);
     if (LaneNext != NoId)
       Succs.push_back(Link{LaneNext, llvm::None});
@@ -132,8 +173,8 @@ void dd::removeTasks(Graph &G, llvm::ArrayRef<TaskId> Tasks) {
         llvm::Optional<EdgeKind> Kind = S.Kind ? S.Kind : P.Kind;
         if (!Kind)
           continue;
-        if (Removing[S.Task])
-          HandedOn[S.Task].push_back(Link{P.Task, Kind});
+        if (Index[S.Task] != NoId)
+          HandedOn[Index[S.Task]].push_back(Link{P.Task, Kind});
         else
           G.addEdge(P.Task, S.Task, *Kind);
       }
