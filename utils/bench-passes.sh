@@ -45,7 +45,9 @@ for p in pipelines:
             walls = None
             print(f"{p}: failed: {err.strip().splitlines()[-1] if err.strip() else '?'}")
             break
-        walls.append(float(rows[0].split()[6]))
+        # Columns (user, system, user+system, wall) each "T (P%)"; LLVM leaves
+        # out the ones that are all zero, but wall time is always the last.
+        walls.append(float(re.findall(r"([0-9.]+) \(\s*[0-9.]+%\)", rows[0])[-1]))
     if walls:
         best, med = min(walls), statistics.median(walls)
         print(f"{p.split('{')[0]:24} best {best * 1e3:7.1f} ms  median {med * 1e3:7.1f} ms  "
