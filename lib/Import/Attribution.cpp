@@ -7,6 +7,9 @@
 // (parent, name) path, so repeated iterations share their layers. Phases
 // come from well-known range names and from the autograd thread:
 //   autograd::engine::evaluate_function...  -> backward (and its thread)
+//   autograd nodes (ConvolutionBackward0, CudnnBatchNormBackward,
+//   torch::autograd::AccumulateGrad) -> backward: 2021 traces have no
+//   evaluate_function ranges, only the nodes
 //   Optimizer.step#..., Optimizer.zero_grad#... -> optimizer
 //   "## forward ##" / "## backward ##" annotations -> forward / backward
 //   anything else inside a ProfilerStep -> forward, outside -> other.
@@ -18,6 +21,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace dd;
 using namespace dd::import;
@@ -25,10 +29,22 @@ using namespace dd::import::lowering;
 
 namespace {
 
+/// Whether \p Name is an autograd graph node's: "<Op>Backward", with a
+/// version number since PyTorch 1.10 ("AddmmBackward0"), or the leaf
+/// gradient accumulation.
+bool isAutogradNode(llvm::StringRef Name) {
+  if (Name == "torch::autograd::AccumulateGrad")
+    return true;
+  llvm::StringRef Stem = Name.rtrim("0123456789");
+  return Stem.endswith("Backward") && Stem.size() > strlen("Backward") &&
+         !Stem.contains(' ');
+}
+
 /// The phase a range's name implies, or \p Inherited.
 Phase phaseOfRange(llvm::StringRef Name, Phase Inherited) {
   if (Name.startswith("autograd::engine::evaluate_function") ||
-      Name.startswith("## backward"))
+      Name.startswith("## backward") ||
+      (Inherited != Phase::Optimizer && isAutogradNode(Name)))
     return Phase::Backward;
   if (Name.startswith("Optimizer."))
     return Phase::Optimizer;

@@ -222,6 +222,27 @@ TEST(LoweringTest, LayersPhasesAndIterations) {
   EXPECT_EQ(G.task(find(G, "cudaGetDevice")).Layer, NoId);
 }
 
+TEST(LoweringTest, AutogradNodesAreBackwardWithoutEvaluateFunction) {
+  // 2021 traces name the autograd nodes but have no evaluate_function
+  // ranges; "...Backward" inside the optimizer, or as a word in a longer
+  // name, is not a node.
+  ModelBuilder B;
+  B.range("ProfilerStep#1", 0, 1000, RangeKind::Step);
+  B.range("CudnnConvolutionBackward", 100, 200);
+  B.call("cudaLaunchKernel", 110, 120, 1);
+  B.range("AddmmBackward0", 300, 400);
+  B.call("cudaLaunchKernel", 310, 320, 2);
+  B.range("my Backward", 500, 600);
+  B.call("cudaLaunchKernel", 510, 520, 3);
+  B.work("conv_bwd", 120, 180, 1);
+  B.work("gemm_bwd", 320, 380, 2);
+  B.work("other", 520, 580, 3);
+  Lowered L = lower(B);
+  EXPECT_EQ(L.G.task(find(L.G, "conv_bwd")).Phase, Phase::Backward);
+  EXPECT_EQ(L.G.task(find(L.G, "gemm_bwd")).Phase, Phase::Backward);
+  EXPECT_EQ(L.G.task(find(L.G, "other")).Phase, Phase::Forward);
+}
+
 TEST(LoweringTest, RecordedStreamWaitEvent) {
   // Stream 8 waits for the event recorded on stream 7 after "producer".
   ModelBuilder B;
