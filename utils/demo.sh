@@ -2,7 +2,8 @@
 # The main job end to end on the trace shipped in examples/traces (a
 # SYNTHETIC PyTorch profiler trace made by utils/gen-synthetic-kineto.py, not
 # a recording): import it, replay it to compare measured and simulated
-# iteration times, then ask "what if every kernel ran twice as fast?".
+# iteration times, then ask "what if this model trained with automatic mixed
+# precision and fused elementwise kernels?".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 trace=examples/traces/synthetic-cnn.pt.trace.json.gz
@@ -15,5 +16,5 @@ echo
 echo "== replay as recorded: dd-sim trace.ddir"
 build/bin/dd-sim "$out/trace.ddir"
 echo
-echo "== what if kernels ran 2x faster: dd-opt -scale-tasks='factor=0.5 kind=kernel' trace.ddir | dd-sim"
-build/bin/dd-opt -scale-tasks='factor=0.5 kind=kernel' "$out/trace.ddir" | build/bin/dd-sim
+echo "== what if it used mixed precision and fused elementwise kernels: dd-opt -amp -fuse trace.ddir | dd-sim"
+build/bin/dd-opt -amp -fuse "$out/trace.ddir" | build/bin/dd-sim
