@@ -6,6 +6,8 @@
 
 #include "DataParallel.h"
 
+#include <limits>
+
 using namespace dd;
 using namespace dd::dataparallel;
 
@@ -64,11 +66,38 @@ uint64_t dataparallel::mbToBytes(double Mb) {
   return uint64_t(std::llround(Mb * BytesPerMb));
 }
 
+uint64_t dataparallel::mbTenths(uint64_t Bytes) {
+  // Integer arithmetic: a byte count in MiB is an exact binary fraction, so
+  // a tie (k + 0.05 MiB) really is one and goes to even, as in printf.
+  constexpr uint64_t Mb = uint64_t(BytesPerMb), Half = Mb / 2;
+  uint64_t Scaled = Bytes * 10, Tenths = Scaled / Mb, Rest = Scaled % Mb;
+  if (Rest > Half || (Rest == Half && Tenths % 2 == 1))
+    ++Tenths;
+  return Tenths;
+}
+
 std::string dataparallel::formatMb(uint64_t Bytes) {
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  OS << llvm::format("%.1f MB", double(Bytes) / BytesPerMb);
-  return OS.str();
+  uint64_t Tenths = mbTenths(Bytes);
+  return std::to_string(Tenths / 10) + "." + std::to_string(Tenths % 10) +
+         " MB";
+}
+
+std::string dataparallel::allReduceName(size_t Bucket, size_t Slice,
+                                        size_t NumSlices, uint64_t Bytes) {
+  std::string Name = "ncclAllReduce (bucket " + std::to_string(Bucket);
+  if (NumSlices > 0)
+    Name +=
+        " slice " + std::to_string(Slice + 1) + "/" + std::to_string(NumSlices);
+  return Name + ", " + formatMb(Bytes) + ")";
+}
+
+StrId AllReduceNames::get(Graph &G, size_t Bucket, size_t Slice,
+                          size_t NumSlices, uint64_t Bytes) {
+  auto [It, New] =
+      Ids.try_emplace({Bucket, Slice, NumSlices, mbTenths(Bytes)}, NoId);
+  if (New)
+    It->second = G.intern(allReduceName(Bucket, Slice, NumSlices, Bytes));
+  return It->second;
 }
 
 double dataparallel::ringGbps(const Graph &G, const Options &O) {
@@ -92,82 +121,222 @@ bool dataparallel::isStreamWork(TaskKind K) {
          K == TaskKind::Memset;
 }
 
-std::vector<int64_t> dataparallel::stepClock(const Graph &G) {
-  std::vector<int64_t> Clock(G.numTaskSlots());
-  for (TaskId T = 0; T != G.numTaskSlots(); ++T)
-    Clock[T] = G.task(T).StartNs;
+namespace {
+
+/// The step a clock reading falls in: how many iterations began at or
+/// before it. Readings come mostly in time order, so the previous answer is
+/// tried before a binary search.
+class StepFinder {
+public:
+  explicit StepFinder(const Graph &G) {
+    for (const Iteration &I : G.iterations())
+      Starts.push_back(I.StartNs);
+    llvm::sort(Starts);
+  }
+
+  size_t numSteps() const { return Starts.size() + 1; }
+
+  uint32_t stepAt(int64_t Ns) {
+    bool AfterStart = Last == 0 || Starts[Last - 1] <= Ns;
+    bool BeforeNext = Last == Starts.size() || Ns < Starts[Last];
+    if (!AfterStart || !BeforeNext)
+      Last = uint32_t(llvm::upper_bound(Starts, Ns) - Starts.begin());
+    return Last;
+  }
+
+private:
+  std::vector<int64_t> Starts;
+  uint32_t Last = 0;
+};
+
+/// What describing a step needs of a task, copied while the task is at
+/// hand so that describing does not walk the task array again.
+struct WorkItem {
+  TaskId Id;
+  Phase P;
+  bool IsKernel;
+  /// A GEMM or convolution of forward or backward.
+  bool CarriesWeights;
+};
+
+/// Live GPU stream work grouped by step (a counting sort: steps are few),
+/// in start order within a step, ties broken by id.
+struct WorkBySteps {
+  std::vector<WorkItem> Work;
+  /// Step S's work is Work[Begin[S], Begin[S + 1]).
+  std::vector<uint32_t> Begin;
+};
+
+/// Marks a task that several live launch edges reach.
+constexpr TaskId SeveralLaunchers = NoId - 1;
+
+/// The CPU task that launched each task, or NoId. One pass over the edges
+/// that leaves the tasks they join alone (those are read in task order
+/// later, while at hand); only tasks launched several times need a second
+/// look, where the last edge from the CPU wins.
+std::vector<TaskId> launchers(const Graph &G) {
+  std::vector<TaskId> By(G.numTaskSlots(), NoId);
+  bool Several = false;
+  for (const Edge &E : G.edgeSlots())
+    if (E.Kind == EdgeKind::Launch && G.isLive(E)) {
+      Several |= By[E.Dst] != NoId;
+      By[E.Dst] = By[E.Dst] == NoId ? E.Src : SeveralLaunchers;
+    }
+  if (!Several)
+    return By;
+  llvm::DenseMap<TaskId, TaskId> LastFromCpu;
   for (const Edge &E : G.edgeSlots())
     if (E.Kind == EdgeKind::Launch && G.isLive(E) &&
-        !isGpuWork(G.task(E.Src).Kind))
-      Clock[E.Dst] = G.task(E.Src).StartNs;
-  return Clock;
+        By[E.Dst] == SeveralLaunchers && !isGpuWork(G.task(E.Src).Kind))
+      LastFromCpu[E.Dst] = E.Src;
+  for (TaskId &L : By)
+    if (L == SeveralLaunchers)
+      L = NoId;
+  for (auto [Dst, Src] : LastFromCpu)
+    By[Dst] = Src;
+  return By;
 }
 
-std::vector<TaskId> dataparallel::weightKernels(const Graph &G,
-                                                KernelClassifier &KC,
-                                                llvm::ArrayRef<TaskId> Work,
-                                                Phase P) {
-  std::vector<TaskId> All, Weights;
-  for (TaskId T : Work) {
-    if (G.task(T).Kind != TaskKind::Kernel || G.task(T).Phase != P)
+/// When the step of GPU task \p T began: a kernel launched late in one
+/// step may run after the next step's marker, so it counts from its launch.
+int64_t stepClock(llvm::ArrayRef<Task> Tasks, TaskId T, TaskId Launcher) {
+  if (Launcher != NoId && !isGpuWork(Tasks[Launcher].Kind))
+    return Tasks[Launcher].StartNs;
+  return Tasks[T].StartNs;
+}
+
+WorkItem describeWork(const Task &Tk, TaskId T, KernelClassifier &KC) {
+  bool IsKernel = Tk.Kind == TaskKind::Kernel;
+  bool Phased = Tk.Phase == Phase::Forward || Tk.Phase == Phase::Backward;
+  return WorkItem{T, Tk.Phase, IsKernel,
+                  IsKernel && Phased && isComputeBound(KC.classOf(T))};
+}
+
+WorkBySteps groupWorkBySteps(const Graph &G, KernelClassifier &KC) {
+  StepFinder Finder(G);
+  // Who launched task T, until the loop passes T; behind the loop, the step
+  // of each work item so far (there are no more of them than tasks passed).
+  std::vector<uint32_t> LauncherOrStep = launchers(G);
+  WorkBySteps W;
+  W.Begin.assign(Finder.numSteps() + 1, 0);
+  // Work comes in id order, which is time order on each lane and, mostly,
+  // step order: then it is already grouped, and a step needs sorting only
+  // where its lanes interleave.
+  std::vector<int64_t> LastStart(Finder.numSteps(),
+                                 std::numeric_limits<int64_t>::min());
+  std::vector<bool> Unsorted(Finder.numSteps(), false);
+  bool Grouped = true;
+  // Room for every task, of which only the work's share is ever touched.
+  W.Work.reserve(G.numTaskSlots());
+  llvm::ArrayRef<Task> Tasks = G.taskSlots();
+  for (TaskId T = 0; T != Tasks.size(); ++T) {
+    const Task &Tk = Tasks[T];
+    if (!G.isLive(T) || !isStreamWork(Tk.Kind))
       continue;
-    All.push_back(T);
-    if (isComputeBound(KC.classOf(T)))
-      Weights.push_back(T);
+    uint32_t S = Finder.stepAt(stepClock(Tasks, T, LauncherOrStep[T]));
+    if (!W.Work.empty() && S < LauncherOrStep[W.Work.size() - 1])
+      Grouped = false;
+    LauncherOrStep[W.Work.size()] = S;
+    W.Work.push_back(describeWork(Tk, T, KC));
+    ++W.Begin[S + 1];
+    if (Tk.StartNs < LastStart[S])
+      Unsorted[S] = true;
+    LastStart[S] = Tk.StartNs;
   }
-  return Weights.empty() ? All : Weights;
+  for (size_t S = 1; S < W.Begin.size(); ++S)
+    W.Begin[S] += W.Begin[S - 1];
+  if (!Grouped) {
+    std::vector<WorkItem> ByStep(W.Work.size());
+    std::vector<uint32_t> Fill(W.Begin.begin(), W.Begin.end() - 1);
+    for (size_t I = 0; I != W.Work.size(); ++I)
+      ByStep[Fill[LauncherOrStep[I]]++] = W.Work[I];
+    W.Work = std::move(ByStep);
+  }
+  auto ByStart = [Tasks](const WorkItem &A, const WorkItem &B) {
+    return std::make_pair(Tasks[A.Id].StartNs, A.Id) <
+           std::make_pair(Tasks[B.Id].StartNs, B.Id);
+  };
+  for (size_t S = 0; S != Unsorted.size(); ++S)
+    if (Unsorted[S])
+      std::sort(W.Work.begin() + W.Begin[S], W.Work.begin() + W.Begin[S + 1],
+                ByStart);
+  return W;
 }
 
-TrainingStep dataparallel::describeStep(const Graph &G, KernelClassifier &KC,
-                                        llvm::ArrayRef<TaskId> Work,
-                                        TaskId FollowingTask) {
-  TrainingStep S;
-  S.Backward = weightKernels(G, KC, Work, Phase::Backward);
-  S.Forward = weightKernels(G, KC, Work, Phase::Forward);
-  size_t LastBackward = Work.size();
-  for (size_t I = 0; I != Work.size(); ++I)
-    if (G.task(Work[I]).Kind == TaskKind::Kernel &&
-        G.task(Work[I]).Phase == Phase::Backward)
-      LastBackward = I;
-  if (LastBackward == Work.size())
+/// What the passes need of one step's GPU work (in start order).
+class StepDescriber {
+public:
+  explicit StepDescriber(const Graph &G)
+      : G(G), LaneSeen(G.numLanes(), false) {}
+
+  /// \p FollowingTask is the first GPU task after the step, or NoId.
+  TrainingStep describe(llvm::ArrayRef<WorkItem> Work, TaskId FollowingTask) {
+    TrainingStep S;
+    S.Backward = weightKernels(Work, Phase::Backward);
+    S.Forward = weightKernels(Work, Phase::Forward);
+    size_t LastBackward = Work.size();
+    for (size_t I = 0; I != Work.size(); ++I)
+      if (Work[I].IsKernel && Work[I].P == Phase::Backward)
+        LastBackward = I;
+    if (LastBackward == Work.size())
+      return S;
+    S.Optimizer = firstOptimizerTaskPerLane(Work.drop_front(LastBackward + 1));
+    S.AfterBackward = LastBackward + 1 < Work.size() ? Work[LastBackward + 1].Id
+                                                     : FollowingTask;
     return S;
-  // An optimizer-phase task before backward is zero_grad, not the step.
-  std::vector<bool> LaneSeen(G.numLanes(), false);
-  for (TaskId T : Work.drop_front(LastBackward + 1))
-    if (G.task(T).Phase == Phase::Optimizer && !LaneSeen[G.task(T).Lane]) {
-      LaneSeen[G.task(T).Lane] = true;
-      S.Optimizer.push_back(T);
-    }
-  S.AfterBackward =
-      LastBackward + 1 < Work.size() ? Work[LastBackward + 1] : FollowingTask;
-  return S;
-}
+  }
+
+private:
+  /// GEMMs and convolutions of phase \p P, or, where the step has none (an
+  /// unrecognised library), all of its kernels.
+  static std::vector<TaskId> weightKernels(llvm::ArrayRef<WorkItem> Work,
+                                           Phase P) {
+    std::vector<TaskId> Kernels;
+    for (const WorkItem &W : Work)
+      if (W.CarriesWeights && W.P == P)
+        Kernels.push_back(W.Id);
+    if (!Kernels.empty())
+      return Kernels;
+    for (const WorkItem &W : Work)
+      if (W.IsKernel && W.P == P)
+        Kernels.push_back(W.Id);
+    return Kernels;
+  }
+
+  /// After backward, since an optimizer-phase task before it is zero_grad,
+  /// not the step.
+  std::vector<TaskId>
+  firstOptimizerTaskPerLane(llvm::ArrayRef<WorkItem> AfterBackward) {
+    std::vector<TaskId> First;
+    for (const WorkItem &W : AfterBackward)
+      if (W.P == Phase::Optimizer && !LaneSeen[G.task(W.Id).Lane]) {
+        LaneSeen[G.task(W.Id).Lane] = true;
+        First.push_back(W.Id);
+      }
+    for (TaskId T : First)
+      LaneSeen[G.task(T).Lane] = false;
+    return First;
+  }
+
+  const Graph &G;
+  std::vector<bool> LaneSeen;
+};
+
+} // namespace
 
 std::vector<TrainingStep> dataparallel::findSteps(const Graph &G) {
-  std::vector<int64_t> Clock = stepClock(G);
-  std::vector<int64_t> Starts;
-  for (const Iteration &I : G.iterations())
-    Starts.push_back(I.StartNs);
-  llvm::sort(Starts);
-  std::vector<std::tuple<size_t, int64_t, TaskId>> Work;
-  for (TaskId T = 0; T != G.numTaskSlots(); ++T)
-    if (G.isLive(T) && isStreamWork(G.task(T).Kind))
-      Work.emplace_back(llvm::upper_bound(Starts, Clock[T]) - Starts.begin(),
-                        G.task(T).StartNs, T);
-  llvm::sort(Work);
-
   KernelClassifier KC(G);
+  WorkBySteps W = groupWorkBySteps(G, KC);
+  StepDescriber Describer(G);
   std::vector<TrainingStep> Steps;
-  std::vector<TaskId> StepWork;
-  for (size_t I = 0; I != Work.size(); ++I) {
-    StepWork.push_back(std::get<2>(Work[I]));
-    bool StepEnds = I + 1 == Work.size() ||
-                    std::get<0>(Work[I + 1]) != std::get<0>(Work[I]);
-    if (!StepEnds)
+  llvm::ArrayRef<WorkItem> Work = W.Work;
+  for (size_t S = 0; S + 1 < W.Begin.size(); ++S) {
+    uint32_t First = W.Begin[S], End = W.Begin[S + 1];
+    if (First == End)
       continue;
-    TaskId Following = I + 1 == Work.size() ? NoId : std::get<2>(Work[I + 1]);
-    Steps.push_back(describeStep(G, KC, StepWork, Following));
-    StepWork.clear();
+    TaskId Following = End < Work.size() ? Work[End].Id : NoId;
+    Steps.push_back(
+        Describer.describe(Work.slice(First, End - First), Following));
   }
   return Steps;
 }
@@ -182,11 +351,11 @@ dataparallel::findTrainingSteps(const Graph &G) {
                      "data-parallel model needs a training trace");
 }
 
-std::vector<TaskId> dataparallel::barrierConsumers(const TrainingStep &S) {
+llvm::ArrayRef<TaskId> dataparallel::barrierConsumers(const TrainingStep &S) {
   if (!S.Optimizer.empty())
     return S.Optimizer;
   if (S.AfterBackward != NoId)
-    return {S.AfterBackward};
+    return S.AfterBackward;
   return {};
 }
 
@@ -194,21 +363,21 @@ std::vector<uint64_t> dataparallel::splitBytes(const Graph &G,
                                                llvm::ArrayRef<TaskId> Kernels,
                                                uint64_t Total,
                                                bool ByDuration) {
-  std::vector<double> Weight;
+  auto WeightOf = [&G, ByDuration](TaskId T) {
+    return ByDuration ? double(G.task(T).DurationNs) : 1.0;
+  };
   double Sum = 0;
-  for (TaskId T : Kernels) {
-    Weight.push_back(ByDuration ? double(G.task(T).DurationNs) : 1.0);
-    Sum += Weight.back();
-  }
-  if (Sum <= 0) {
-    Weight.assign(Kernels.size(), 1.0);
+  for (TaskId T : Kernels)
+    Sum += WeightOf(T);
+  bool Even = Sum <= 0;
+  if (Even)
     Sum = double(Kernels.size());
-  }
   std::vector<uint64_t> Bytes;
+  Bytes.reserve(Kernels.size());
   double Running = 0;
   uint64_t Given = 0;
-  for (double W : Weight) {
-    Running += W;
+  for (TaskId T : Kernels) {
+    Running += Even ? 1.0 : WeightOf(T);
     uint64_t Upto = uint64_t(std::llround(double(Total) * Running / Sum));
     Upto = std::min(std::max(Upto, Given), Total);
     Bytes.push_back(Upto - Given);
@@ -247,14 +416,14 @@ LaneId dataparallel::commLane(Graph &G, llvm::StringRef Name, LaneOrder Order,
 }
 
 TaskId dataparallel::insertAllReduce(Graph &G, LaneId Lane, TaskId Producer,
-                                     uint64_t Bytes, llvm::StringRef Name,
+                                     uint64_t Bytes, StrId Name,
                                      int64_t DurationNs,
                                      llvm::ArrayRef<TaskId> Consumers) {
   const Task &P = G.task(Producer);
   Task T;
   T.StartNs = P.StartNs + P.DurationNs;
   T.DurationNs = DurationNs;
-  T.Name = G.intern(Name);
+  T.Name = Name;
   T.Kind = TaskKind::Collective;
   T.Phase = Phase::Backward;
   T.Flags = TF_Synthetic;

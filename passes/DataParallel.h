@@ -18,8 +18,8 @@
 #include "daydream/Transforms/KernelClass.h"
 #include "daydream/Transforms/Primitives.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/Format.h"
 
 #include <cmath>
 #include <string>
@@ -59,8 +59,30 @@ llvm::Error validateOptions(const Options &O);
 
 uint64_t mbToBytes(double Mb);
 
+/// The size in tenths of a MiB, rounded as printf's "%.1f" rounds (to
+/// nearest, ties to even), so that names can be keyed by what they show.
+uint64_t mbTenths(uint64_t Bytes);
+
 /// "25.0 MB": the size in MiB with one decimal, as names show it.
 std::string formatMb(uint64_t Bytes);
+
+/// "ncclAllReduce (bucket 2, 25.0 MB)", or with \p NumSlices > 0
+/// "ncclAllReduce (bucket 2 slice 1/7, 4.0 MB)" for 0-based \p Slice.
+std::string allReduceName(size_t Bucket, size_t Slice, size_t NumSlices,
+                          uint64_t Bytes);
+
+/// Interns each distinct all-reduce name once. The names of a bucket repeat
+/// from step to step, since sizes show only to 0.1 MiB; formatting and
+/// interning one per inserted task would cost more than inserting it.
+class AllReduceNames {
+public:
+  /// The id of allReduceName(Bucket, Slice, NumSlices, Bytes).
+  StrId get(Graph &G, size_t Bucket, size_t Slice, size_t NumSlices,
+            uint64_t Bytes);
+
+private:
+  llvm::DenseMap<std::tuple<uint64_t, uint64_t, uint64_t, uint64_t>, StrId> Ids;
+};
 
 /// The bandwidth option, or the per-GPU link of the GPU the trace ran on.
 double ringGbps(const Graph &G, const Options &O);
@@ -85,22 +107,12 @@ struct TrainingStep {
 
 bool isStreamWork(TaskKind K);
 
-/// When each task's step began: a kernel launched late in one step may run
-/// after the next step's marker, so GPU work counts from its launch.
-std::vector<int64_t> stepClock(const Graph &G);
-
-/// Weight-carrying kernels of one phase: GEMMs and convolutions, or, where a
-/// step has none (an unrecognised library), every kernel of the phase.
-std::vector<TaskId> weightKernels(const Graph &G, KernelClassifier &KC,
-                                  llvm::ArrayRef<TaskId> Work, Phase P);
-
-/// What the passes need of one step's GPU work \p Work (in start order);
-/// \p FollowingTask is the first GPU task after the step, or NoId.
-TrainingStep describeStep(const Graph &G, KernelClassifier &KC,
-                          llvm::ArrayRef<TaskId> Work, TaskId FollowingTask);
-
 /// The steps of \p G in time order, one per graph iteration (all of it, if
-/// it has none); GPU work belongs to the iteration that launched it.
+/// it has none); GPU work belongs to the iteration that launched it, since
+/// a kernel launched late in one step may run after the next step's marker.
+/// Backward and forward keep their weight-carrying kernels: GEMMs and
+/// convolutions, or, where a step has none (an unrecognised library), every
+/// kernel of the phase.
 std::vector<TrainingStep> findSteps(const Graph &G);
 
 /// The steps of \p G; an error if none has backward kernels, since a
@@ -109,7 +121,8 @@ llvm::Expected<std::vector<TrainingStep>> findTrainingSteps(const Graph &G);
 
 /// What waits for every all-reduce of a step in synchronous data
 /// parallelism: its optimizer, or whatever the GPU does next.
-std::vector<TaskId> barrierConsumers(const TrainingStep &S);
+/// The result points into \p S.
+llvm::ArrayRef<TaskId> barrierConsumers(const TrainingStep &S);
 
 /// Spreads \p Total bytes over \p Kernels, in proportion to duration or
 /// evenly, rounding the running sum so the shares add up to \p Total.
@@ -139,7 +152,7 @@ LaneId commLane(Graph &G, llvm::StringRef Name, LaneOrder Order,
 /// exist and holds back \p Consumers. Cross-stream edges, since that is how
 /// DDP orders its NCCL stream against the compute stream (CUDA events).
 TaskId insertAllReduce(Graph &G, LaneId Lane, TaskId Producer, uint64_t Bytes,
-                       llvm::StringRef Name, int64_t DurationNs,
+                       StrId Name, int64_t DurationNs,
                        llvm::ArrayRef<TaskId> Consumers);
 
 } // namespace dataparallel

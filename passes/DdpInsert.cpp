@@ -29,11 +29,6 @@ void declare(PassOptionParser &P, Options &O) { declareOptions(P, O); }
 
 llvm::Error validate(const Options &O) { return validateOptions(O); }
 
-std::string bucketName(size_t Index, uint64_t Bytes) {
-  return "ncclAllReduce (bucket " + std::to_string(Index) + ", " +
-         formatMb(Bytes) + ")";
-}
-
 class DdpInsert {
 public:
   explicit DdpInsert(Options O) : O(std::move(O)) {}
@@ -48,28 +43,30 @@ public:
     std::vector<TrainingStep> Steps = std::move(*StepsOr);
     double Gbps = ringGbps(G, O);
     LaneId Lane = NoId;
+    AllReduceNames Names;
     for (const TrainingStep &S : Steps) {
       if (S.Backward.empty())
         continue;
       if (Lane == NoId)
         Lane = commLane(G, "nccl allreduce", LaneOrder::InOrder,
                         S.Backward.front());
-      insertStep(G, S, Lane, Gbps);
+      insertStep(G, S, Lane, Gbps, Names);
     }
     return PreservedAnalyses::none();
   }
 
 private:
-  void insertStep(Graph &G, const TrainingStep &S, LaneId Lane, double Gbps) {
+  void insertStep(Graph &G, const TrainingStep &S, LaneId Lane, double Gbps,
+                  AllReduceNames &Names) {
     std::vector<uint64_t> Bytes =
         splitBytes(G, S.Backward, mbToBytes(O.ParamsMb), O.Split == "duration");
     std::vector<Bucket> Buckets =
         makeBuckets(Bytes, mbToBytes(O.FirstBucketMb), mbToBytes(O.BucketMb));
-    std::vector<TaskId> Consumers = barrierConsumers(S);
+    llvm::ArrayRef<TaskId> Consumers = barrierConsumers(S);
     for (size_t B = 0; B != Buckets.size(); ++B)
       insertAllReduce(
           G, Lane, S.Backward[Buckets[B].Last], Buckets[B].Bytes,
-          bucketName(B, Buckets[B].Bytes),
+          Names.get(G, B, 0, 0, Buckets[B].Bytes),
           ringAllReduceNs(Buckets[B].Bytes, O.Gpus, Gbps, O.LatencyUs),
           Consumers);
   }

@@ -28,6 +28,11 @@
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Sim/SchedulingPolicy.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstring>
+
 using namespace dd;
 using namespace dd::dataparallel;
 
@@ -60,20 +65,90 @@ llvm::Error validate(const P3Options &O) {
   return llvm::Error::success();
 }
 
-std::string sliceName(size_t BucketIndex, size_t Slice, size_t NumSlices,
-                      uint64_t Bytes) {
-  return "ncclAllReduce (bucket " + std::to_string(BucketIndex) + " slice " +
-         std::to_string(Slice + 1) + "/" + std::to_string(NumSlices) + ", " +
-         formatMb(Bytes) + ")";
-}
+/// A bucket cut into full slices, then the remainder.
+struct Slicing {
+  uint64_t Bytes, SliceBytes;
 
-/// Sizes of the slices of a bucket: full slices, then the remainder.
-std::vector<uint64_t> sliceBytes(uint64_t Bytes, uint64_t Slice) {
-  std::vector<uint64_t> Sizes(Bytes / Slice, Slice);
-  if (Bytes % Slice)
-    Sizes.push_back(Bytes % Slice);
-  return Sizes;
-}
+  size_t count() const {
+    return size_t(Bytes / SliceBytes) + (Bytes % SliceBytes != 0);
+  }
+  uint64_t bytesOf(size_t I) const {
+    return I < Bytes / SliceBytes ? SliceBytes : Bytes % SliceBytes;
+  }
+};
+
+/// The priority notes of the inserted slices. Their values are all
+/// distinct, so interning them one by one (hashing each, growing the index)
+/// cost more than inserting the slices; instead the pass notes them as it
+/// goes and adds them at the end, the strings the table lacks appended in
+/// one buffer. The table's index is then rebuilt, once, by whoever interns
+/// next.
+class PriorityNotes {
+public:
+  void add(TaskId T, int64_t Priority) {
+    if (Pending.empty() || Priority < Lowest)
+      Lowest = Priority;
+    Highest = std::max(Highest, Priority);
+    Pending.push_back({T, Priority});
+  }
+
+  void addTo(Graph &G) {
+    if (Pending.empty())
+      return;
+    // Before appending: interning rebuilds the index after an append.
+    StrId Key = G.intern(PriorityNoteKey);
+    std::vector<StrId> Ids = existingIds(G.strings());
+    appendMissing(G, Ids);
+    for (auto [T, Priority] : Pending)
+      G.addNoteRaw(TaskNote{T, Key, Ids[size_t(Priority - Lowest)]});
+    Pending.clear();
+  }
+
+private:
+  /// The ids of the values the table already holds, as intern() would
+  /// find them (the first of duplicates); NoId for the rest.
+  std::vector<StrId> existingIds(const StringTable &Table) const {
+    std::vector<StrId> Ids(size_t(Highest - Lowest) + 1, NoId);
+    for (StrId Id = 0; Id != Table.size(); ++Id) {
+      llvm::StringRef S = Table.get(Id);
+      int64_t Value;
+      bool Canonical =
+          !S.empty() && S.size() <= 19 && (S[0] != '0' || S.size() == 1) &&
+          llvm::all_of(S, llvm::isDigit) && !S.getAsInteger(10, Value);
+      if (Canonical && Value >= Lowest && Value <= Highest &&
+          Ids[size_t(Value - Lowest)] == NoId)
+        Ids[size_t(Value - Lowest)] = Id;
+    }
+    return Ids;
+  }
+
+  void appendMissing(Graph &G, std::vector<StrId> &Ids) const {
+    std::string Text;
+    std::vector<size_t> Ends;
+    for (size_t I = 0; I != Ids.size(); ++I)
+      if (Ids[I] == NoId) {
+        Text += std::to_string(Lowest + int64_t(I));
+        Ends.push_back(Text.size());
+      }
+    if (Ends.empty())
+      return;
+    auto Buf = llvm::WritableMemoryBuffer::getNewUninitMemBuffer(Text.size());
+    std::memcpy(Buf->getBufferStart(), Text.data(), Text.size());
+    llvm::StringRef Chars(Buf->getBufferStart(), Text.size());
+    G.strings().reserve(G.strings().size() + Ends.size());
+    size_t Begin = 0, Next = 0;
+    for (size_t I = 0; I != Ids.size(); ++I)
+      if (Ids[I] == NoId) {
+        size_t End = Ends[Next++];
+        Ids[I] = G.strings().appendUnowned(Chars.slice(Begin, End));
+        Begin = End;
+      }
+    G.holdBuffer(std::move(Buf));
+  }
+
+  std::vector<std::pair<TaskId, int64_t>> Pending;
+  int64_t Lowest = 0, Highest = 0;
+};
 
 class P3 {
 public:
@@ -89,6 +164,7 @@ public:
     Gbps = ringGbps(G, O.DP);
     Lane = NoId;
     NextPriority = 0;
+    Names = AllReduceNames();
     // The next step with forward kernels, for each step.
     std::vector<const TrainingStep *> Next(Steps.size(), nullptr);
     for (size_t I = Steps.size(); I-- > 1;)
@@ -101,6 +177,7 @@ public:
                         Steps[I].Backward.front());
       insertStep(G, Steps[I], O.Wait == "forward" ? Next[I] : nullptr);
     }
+    Notes.addTo(G);
     return PreservedAnalyses::none();
   }
 
@@ -112,35 +189,37 @@ private:
     std::vector<Bucket> Buckets =
         makeBuckets(splitBytes(G, S.Backward, total(), byDuration()),
                     mbToBytes(O.DP.FirstBucketMb), mbToBytes(O.DP.BucketMb));
-    std::vector<std::vector<uint64_t>> Slices;
-    for (const Bucket &B : Buckets)
-      Slices.push_back(sliceBytes(B.Bytes, mbToBytes(O.SliceMb)));
     // Priorities count up from the last bucket (the earliest layers) to the
     // first, and carry on across steps so an earlier step always wins.
     std::vector<int64_t> FirstPriority(Buckets.size());
     for (size_t B = Buckets.size(); B-- > 0;) {
       FirstPriority[B] = NextPriority;
-      NextPriority += int64_t(Slices[B].size());
+      NextPriority += int64_t(slicing(Buckets[B]).count());
     }
     std::vector<uint64_t> ForwardUpto;
     if (Next)
       ForwardUpto = forwardOffsets(G, *Next);
+    llvm::ArrayRef<TaskId> Barrier = barrierConsumers(S);
     // Slices go on the lane in backward order, which keeps lane order
     // consistent with the edges; the policy, not the list, orders them.
     for (size_t B = 0; B != Buckets.size(); ++B) {
-      std::vector<TaskId> Consumers =
-          Next ? std::vector<TaskId>{firstUse(*Next, ForwardUpto, Buckets[B])}
-               : barrierConsumers(S);
-      for (size_t I = 0; I != Slices[B].size(); ++I) {
-        uint64_t Bytes = Slices[B][I];
+      TaskId FirstUse = Next ? firstUse(*Next, ForwardUpto, Buckets[B]) : NoId;
+      llvm::ArrayRef<TaskId> Consumers =
+          Next ? llvm::ArrayRef<TaskId>(FirstUse) : Barrier;
+      Slicing Cut = slicing(Buckets[B]);
+      for (size_t I = 0, N = Cut.count(); I != N; ++I) {
+        uint64_t Bytes = Cut.bytesOf(I);
         TaskId T = insertAllReduce(
             G, Lane, S.Backward[Buckets[B].Last], Bytes,
-            sliceName(B, I, Slices[B].size(), Bytes),
+            Names.get(G, B, I, N, Bytes),
             ringAllReduceNs(Bytes, O.DP.Gpus, Gbps, O.DP.LatencyUs), Consumers);
-        G.addNote(T, PriorityNoteKey,
-                  std::to_string(FirstPriority[B] + int64_t(I)));
+        Notes.add(T, FirstPriority[B] + int64_t(I));
       }
     }
+  }
+
+  Slicing slicing(const Bucket &B) const {
+    return Slicing{B.Bytes, mbToBytes(O.SliceMb)};
   }
 
   /// Parameter bytes read up to and including each forward kernel of
@@ -169,6 +248,8 @@ private:
   double Gbps = 0;
   LaneId Lane = NoId;
   int64_t NextPriority = 0;
+  AllReduceNames Names;
+  PriorityNotes Notes;
 };
 
 } // namespace
