@@ -83,16 +83,15 @@ public:
              (O.Classes.empty() ||
               llvm::is_contained(O.Classes, Classifier.classOf(T)));
     };
-    std::vector<MergeGroup> Groups;
-    for (std::vector<TaskId> &Run : fusion::findKernelRuns(
-             G, fusion::findChainBarriers(G), IsOptimizerKernel,
-             /*MinLength=*/2, /*MaxLength=*/0)) {
-      int64_t Duration = fusion::fusedDuration(G, Run, O.Keep);
-      Groups.push_back(MergeGroup{std::move(Run), Duration});
-    }
-    if (Groups.empty())
+    fusion::KernelFuser Fuser(G);
+    fusion::forEachKernelRun(
+        G, fusion::findChainBarriers(G), IsOptimizerKernel,
+        /*MinLength=*/2, /*MaxLength=*/0, [&](llvm::ArrayRef<TaskId> Run) {
+          Fuser.add(Run, fusion::fusedDuration(G, Run, O.Keep));
+        });
+    if (Fuser.empty())
       return PreservedAnalyses::all();
-    fusion::fuseKernelGroups(G, Groups, O.DropGaps);
+    Fuser.fuse(O.DropGaps);
     return PreservedAnalyses::none();
   }
 

@@ -8,7 +8,7 @@
 #include "Fusion.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 #include <cmath>
@@ -53,24 +53,29 @@ bool canChain(const Graph &G, const std::vector<char> &Barriers, TaskId Prev,
          !(Barriers[Next] & StartsChain);
 }
 
-/// Maximal runs of tasks for which \p Eligible holds that follow one
-/// another on a GPU stream and canChain(), cut every \p MaxLength members
-/// (0: no limit), of at least \p MinLength members. Linear in the tasks.
-std::vector<std::vector<TaskId>>
-findKernelRuns(const Graph &G, const std::vector<char> &Barriers,
-               llvm::function_ref<bool(TaskId)> Eligible, size_t MinLength,
-               size_t MaxLength) {
-  std::vector<std::vector<TaskId>> Runs;
-  std::vector<TaskId> Run;
+/// Calls \p OnRun on each maximal run of tasks for which \p Eligible holds
+/// that follow one another on a GPU stream and canChain(), cut every
+/// \p MaxLength members (0: no limit), of at least \p MinLength members,
+/// as soon as the run ends, while its tasks are still in cache. Linear in
+/// the tasks.
+void forEachKernelRun(const Graph &G, const std::vector<char> &Barriers,
+                      llvm::function_ref<bool(TaskId)> Eligible,
+                      size_t MinLength, size_t MaxLength,
+                      llvm::function_ref<void(ArrayRef<TaskId>)> OnRun) {
+  llvm::SmallVector<TaskId, 16> Run;
   auto Flush = [&] {
     if (Run.size() >= MinLength && !Run.empty())
-      Runs.push_back(Run);
+      OnRun(Run);
     Run.clear();
   };
   for (LaneId L = 0; L != G.numLanes(); ++L) {
     if (G.lane(L).Kind != LaneKind::GpuStream)
       continue;
     for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
+      // Lanes of a trace mostly run in id order: ask the cache for the
+      // tasks ahead, since this walk is the first to touch them.
+      if (T + 32 < G.numTaskSlots())
+        __builtin_prefetch(&G.task(T + 32));
       if (!Eligible(T)) {
         Flush();
         continue;
@@ -83,7 +88,6 @@ findKernelRuns(const Graph &G, const std::vector<char> &Barriers,
     }
     Flush();
   }
-  return Runs;
 }
 
 /// max(longest member, Keep x summed duration), rounded to the nanosecond:
@@ -114,68 +118,121 @@ static std::string fusedName(const Graph &G, ArrayRef<TaskId> Members) {
          std::to_string(Members.size() - 1) + " more)";
 }
 
-/// Runtime calls whose every launch edge goes into \p MergedAway work: the
-/// calls that launched only what fusion removes. A call that also launched
-/// surviving work (a graph launch, the first member's launch) stays.
+/// Runtime calls whose every launch edge goes into a merged-away member of
+/// \p Groups: the calls that launched only what fusion removes. A call that
+/// also launched surviving work (a graph launch, the first member's launch)
+/// stays. One pass over the edges; the state of a task is a few bits in one
+/// byte, so that the pass touches one small array.
 static std::vector<TaskId> launchesOnlyOf(const Graph &G,
-                                          const std::vector<char> &MergedAway) {
-  enum : char { None, OnlyMergedAway, AlsoSurvivors };
-  std::vector<char> State(G.numTaskSlots(), None);
+                                          const MergeGroupList &Groups) {
+  enum : char { MergedAway = 1, OnlyMergedAway = 2, AlsoSurvivors = 4 };
+  std::vector<char> State(G.numTaskSlots(), 0);
+  for (size_t I = 0; I != Groups.size(); ++I)
+    for (TaskId T : Groups.tasks(I).drop_front())
+      State[T] |= MergedAway;
+  std::vector<TaskId> Candidates;
   for (const Edge &E : G.edgeSlots()) {
-    if (!G.isLive(E) || E.Kind != EdgeKind::Launch ||
-        G.task(E.Src).Kind != TaskKind::Runtime)
+    if (E.Kind != EdgeKind::Launch || !G.isLive(E))
       continue;
     char &S = State[E.Src];
-    if (!MergedAway[E.Dst])
-      S = AlsoSurvivors;
-    else if (S == None)
-      S = OnlyMergedAway;
+    if (!(State[E.Dst] & MergedAway)) {
+      S |= AlsoSurvivors;
+    } else if (!(S & (OnlyMergedAway | AlsoSurvivors))) {
+      S |= OnlyMergedAway;
+      Candidates.push_back(E.Src);
+    }
   }
+  // Only runtime calls count. Their kind is looked up here, for the few
+  // candidates, asking for each task a few ahead: in the sweep, a lookup
+  // per launch waits on memory every time.
   std::vector<TaskId> Launches;
-  for (TaskId T = 0; T != State.size(); ++T)
-    if (State[T] == OnlyMergedAway)
+  Launches.reserve(Candidates.size());
+  for (size_t I = 0; I != Candidates.size(); ++I) {
+    if (I + 8 < Candidates.size())
+      __builtin_prefetch(&G.task(Candidates[I + 8]));
+    TaskId T = Candidates[I];
+    if (!(State[T] & AlsoSurvivors) && G.task(T).Kind == TaskKind::Runtime)
       Launches.push_back(T);
+  }
   return Launches;
 }
 
-/// Merges each group (kernels consecutive on one stream, chosen with
-/// canChain()) into its first kernel, which is renamed, marked synthetic
-/// and noted with the members' names; then removes the launch calls of the
-/// others, keeping the ordering constraints through them. With
-/// \p DropLaunchGaps the untraced CPU time before each removed call (the
-/// framework's dispatch of a fused-away op) goes too; otherwise it moves to
-/// the next task on the thread, as removeTasks() does.
-void fuseKernelGroups(Graph &G, ArrayRef<MergeGroup> Groups,
-                      bool DropLaunchGaps) {
-  std::vector<char> MergedAway(G.numTaskSlots(), 0);
-  for (const MergeGroup &Gr : Groups)
-    for (TaskId T : ArrayRef<TaskId>(Gr.Tasks).drop_front())
-      MergedAway[T] = 1;
-  std::vector<TaskId> Launches = launchesOnlyOf(G, MergedAway);
-  StrId FusedNoteKey = G.intern("fused");
+/// The fused name and the "fused" note of each distinct sequence of member
+/// names. Groups repeat the same kernels every layer and step, so each
+/// sequence is named once; the few sequences are found through their first
+/// name, which costs less than hashing each group's names.
+class FusedNamer {
+public:
+  explicit FusedNamer(Graph &G) : G(G), ByFirstName(G.strings().size(), NoId) {}
 
-  // Groups repeat the same kernels every layer and step: name each distinct
-  // sequence of member names once.
-  llvm::StringMap<std::pair<StrId, StrId>> NameAndNote;
-  std::vector<StrId> Key;
-  for (const MergeGroup &Gr : Groups) {
-    TaskId Survivor = Gr.Tasks.front();
-    Key.clear();
-    for (TaskId T : Gr.Tasks)
-      Key.push_back(G.task(T).Name);
-    StringRef KeyBytes(reinterpret_cast<const char *>(Key.data()),
-                       Key.size() * sizeof(StrId));
-    auto [It, New] = NameAndNote.try_emplace(KeyBytes);
-    if (New) {
-      std::string Members;
-      for (TaskId T : Gr.Tasks)
-        Members += (Members.empty() ? "" : "\n") + G.str(G.task(T).Name).str();
-      It->second = {G.intern(fusedName(G, Gr.Tasks)), G.intern(Members)};
-    }
-    G.task(Survivor).Name = It->second.first;
-    G.task(Survivor).Flags |= TF_Synthetic;
-    G.addNoteRaw(TaskNote{Survivor, FusedNoteKey, It->second.second});
+  std::pair<StrId, StrId> nameAndNote(ArrayRef<TaskId> Members) {
+    StrId First = G.task(Members.front()).Name;
+    if (First >= ByFirstName.size())
+      ByFirstName.resize(G.strings().size(), NoId);
+    uint32_t *Link = &ByFirstName[First];
+    for (; *Link != NoId; Link = &Sequences[*Link].Next)
+      if (sameNames(Sequences[*Link], Members))
+        return {Sequences[*Link].Name, Sequences[*Link].Note};
+    *Link = uint32_t(Sequences.size());
+    Sequence New{uint32_t(Names.size()), uint32_t(Members.size()), NoId, NoId,
+                 NoId};
+    for (TaskId T : Members)
+      Names.push_back(G.task(T).Name);
+    std::string Note;
+    for (TaskId T : Members)
+      Note += (Note.empty() ? "" : "\n") + G.str(G.task(T).Name).str();
+    New.Name = G.intern(fusedName(G, Members));
+    New.Note = G.intern(Note);
+    Sequences.push_back(New);
+    return {New.Name, New.Note};
   }
+
+private:
+  struct Sequence {
+    uint32_t Begin, Size; ///< in Names
+    StrId Name, Note;
+    uint32_t Next; ///< the next sequence with the same first name
+  };
+
+  bool sameNames(const Sequence &S, ArrayRef<TaskId> Members) const {
+    if (S.Size != Members.size())
+      return false;
+    for (size_t I = 0; I != Members.size(); ++I)
+      if (Names[S.Begin + I] != G.task(Members[I]).Name)
+        return false;
+    return true;
+  }
+
+  Graph &G;
+  std::vector<uint32_t> ByFirstName; ///< by StrId: first of its sequences
+  std::vector<Sequence> Sequences;
+  std::vector<StrId> Names;
+};
+
+KernelFuser::KernelFuser(Graph &G)
+    : G(G), Namer(std::make_unique<FusedNamer>(G)) {}
+
+KernelFuser::~KernelFuser() = default;
+
+void KernelFuser::add(ArrayRef<TaskId> Members, int64_t DurationNs) {
+  // Interned with the first group: a pass that fuses nothing leaves the
+  // string table alone.
+  if (FusedNoteKey == NoId)
+    FusedNoteKey = G.intern("fused");
+  auto [Name, Note] = Namer->nameAndNote(Members);
+  TaskId Survivor = Members.front();
+  G.task(Survivor).Name = Name;
+  G.task(Survivor).Flags |= TF_Synthetic;
+  G.addNoteRaw(TaskNote{Survivor, FusedNoteKey, Note});
+  Groups.add(Members, DurationNs);
+}
+
+/// The launch calls of the others go after the merge, as removeTasks()
+/// removes them. With \p DropLaunchGaps the untraced CPU time before each
+/// removed call (the framework's dispatch of a fused-away op) goes too;
+/// otherwise it moves to the next task on the thread.
+void KernelFuser::fuse(bool DropLaunchGaps) {
+  std::vector<TaskId> Launches = launchesOnlyOf(G, Groups);
   mergeTasks(G, Groups);
   if (DropLaunchGaps)
     for (TaskId L : Launches)

@@ -19,6 +19,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
 #include <vector>
 
 namespace dd {
@@ -39,27 +40,49 @@ std::vector<char> findChainBarriers(const Graph &G);
 bool canChain(const Graph &G, const std::vector<char> &Barriers, TaskId Prev,
               TaskId Next);
 
-/// Maximal runs of tasks for which \p Eligible holds that follow one
-/// another on a GPU stream and canChain(), cut every \p MaxLength members
-/// (0: no limit), of at least \p MinLength members. Linear in the tasks.
-std::vector<std::vector<TaskId>>
-findKernelRuns(const Graph &G, const std::vector<char> &Barriers,
-               llvm::function_ref<bool(TaskId)> Eligible, size_t MinLength,
-               size_t MaxLength);
+/// Calls \p OnRun on each maximal run of tasks for which \p Eligible holds
+/// that follow one another on a GPU stream and canChain(), cut every
+/// \p MaxLength members (0: no limit), of at least \p MinLength members,
+/// as soon as the run ends, while its tasks are still in cache. Linear in
+/// the tasks.
+void forEachKernelRun(const Graph &G, const std::vector<char> &Barriers,
+                      llvm::function_ref<bool(TaskId)> Eligible,
+                      size_t MinLength, size_t MaxLength,
+                      llvm::function_ref<void(llvm::ArrayRef<TaskId>)> OnRun);
 
 /// max(longest member, Keep x summed duration), rounded to the nanosecond:
 /// the fused kernel still moves at least the bytes of its largest member.
 int64_t fusedDuration(const Graph &G, llvm::ArrayRef<TaskId> Members,
                       double Keep);
 
-/// Merges each group (kernels consecutive on one stream, chosen with
-/// canChain()) into its first kernel, which is renamed "fused(...)", marked
-/// synthetic and noted with the members' names; then removes the launch
-/// calls of the others, keeping the ordering constraints through them. With
-/// \p DropLaunchGaps the untraced CPU time before each removed call goes
-/// too; otherwise it moves to the next task on the thread.
-void fuseKernelGroups(Graph &G, llvm::ArrayRef<MergeGroup> Groups,
-                      bool DropLaunchGaps);
+class FusedNamer;
+
+/// Fuses groups of kernels (consecutive on one stream, chosen with
+/// canChain()): each merges into its first kernel, which is renamed
+/// "fused(...)", marked synthetic and noted with the members' names; then
+/// the launch calls of the others go, keeping the ordering constraints
+/// through them. With \p DropLaunchGaps the untraced CPU time before each
+/// removed call goes too; otherwise it moves to the next task on the
+/// thread.
+class KernelFuser {
+public:
+  explicit KernelFuser(Graph &G);
+  ~KernelFuser();
+
+  /// Adds a group and names its first kernel now, while the run's tasks
+  /// are in cache: call it as each run is found (forEachKernelRun() never
+  /// looks back at a finished run).
+  void add(llvm::ArrayRef<TaskId> Members, int64_t DurationNs);
+  bool empty() const { return Groups.empty(); }
+  /// Merges the groups and removes the launches. Once.
+  void fuse(bool DropLaunchGaps);
+
+private:
+  Graph &G;
+  MergeGroupList Groups;
+  std::unique_ptr<FusedNamer> Namer;
+  StrId FusedNoteKey = NoId;
+};
 
 /// Parses "a,b,c" kernel class names (and "all" when \p AllowAll, read as
 /// the empty list).

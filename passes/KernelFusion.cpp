@@ -116,16 +116,16 @@ public:
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
     std::vector<char> Barriers = fusion::findChainBarriers(G);
     auto Eligible = eligibility(G);
-    std::vector<MergeGroup> Groups;
-    for (std::vector<TaskId> &Run : fusion::findKernelRuns(
-             G, Barriers, Eligible, /*MinLength=*/2, size_t(O.MaxChain))) {
-      double Keep = O.Keep != 0 ? O.Keep : autoKeep(Run.size());
-      int64_t Duration = fusion::fusedDuration(G, Run, Keep);
-      Groups.push_back(MergeGroup{std::move(Run), Duration});
-    }
-    if (Groups.empty())
+    fusion::KernelFuser Fuser(G);
+    fusion::forEachKernelRun(
+        G, Barriers, Eligible, /*MinLength=*/2, size_t(O.MaxChain),
+        [&](ArrayRef<TaskId> Run) {
+          double Keep = O.Keep != 0 ? O.Keep : autoKeep(Run.size());
+          Fuser.add(Run, fusion::fusedDuration(G, Run, Keep));
+        });
+    if (Fuser.empty())
       return PreservedAnalyses::all();
-    fusion::fuseKernelGroups(G, Groups, O.DropGaps);
+    Fuser.fuse(O.DropGaps);
     return PreservedAnalyses::none();
   }
 

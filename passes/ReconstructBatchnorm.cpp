@@ -33,6 +33,7 @@
 #include "daydream/Transforms/KernelClass.h"
 #include "daydream/Transforms/Primitives.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Regex.h"
 
@@ -94,6 +95,8 @@ public:
     const Task &Tk = G.task(T);
     if (Tk.Kind != TaskKind::Kernel || Tk.Name == NoId)
       return false;
+    if (Tk.Name >= Memo.size()) // a fused name, interned after construction
+      Memo.resize(G.strings().size(), 0);
     char &M = Memo[Tk.Name];
     if (M == 0)
       M = Re.match(G.str(Tk.Name)) ? 1 : 2;
@@ -124,20 +127,18 @@ public:
                  : PartnerName.matches(T);
     };
 
-    std::vector<MergeGroup> Groups;
-    auto BnRuns = fusion::findKernelRuns(
+    fusion::KernelFuser Fuser(G);
+    llvm::SmallVector<TaskId, 8> Group;
+    fusion::forEachKernelRun(
         G, Barriers, [&](TaskId T) { return Bn.matches(T); },
-        /*MinLength=*/1, /*MaxLength=*/0);
-    for (std::vector<TaskId> &Run : BnRuns) {
-      std::vector<TaskId> Group = withPartner(G, Barriers, Run, IsPartner);
-      if (Group.empty())
-        continue;
-      int64_t Duration = restructuredDuration(G, Group);
-      Groups.push_back(MergeGroup{std::move(Group), Duration});
-    }
-    if (Groups.empty())
+        /*MinLength=*/1, /*MaxLength=*/0,
+        [&](llvm::ArrayRef<TaskId> Run) {
+          if (withPartner(G, Barriers, Run, IsPartner, Group))
+            Fuser.add(Group, restructuredDuration(G, Group));
+        });
+    if (Fuser.empty())
       return PreservedAnalyses::all();
-    fusion::fuseKernelGroups(G, Groups, O.DropGaps);
+    Fuser.fuse(O.DropGaps);
     return PreservedAnalyses::none();
   }
 
@@ -153,32 +154,32 @@ private:
     return std::llround(double(Sum) * O.Keep);
   }
 
-  /// The run with its partner: the kernel before it in the backward pass
-  /// (autograd runs ReLU's backward first), after it otherwise. Empty if
-  /// that neighbour is no partner or cannot be fused with the run. A kernel
-  /// is never claimed twice: it would need the phase of a forward run
-  /// before it and of a backward run after it.
-  std::vector<TaskId>
-  withPartner(const Graph &G, const std::vector<char> &Barriers,
-              const std::vector<TaskId> &Run,
-              llvm::function_ref<bool(TaskId)> IsPartner) const {
-    std::vector<TaskId> Group;
+  /// The run with its partner, into \p Group: the kernel before it in the
+  /// backward pass (autograd runs ReLU's backward first), after it
+  /// otherwise. False if that neighbour is no partner or cannot be fused
+  /// with the run. A kernel is never claimed twice: it would need the phase
+  /// of a forward run before it and of a backward run after it.
+  bool withPartner(const Graph &G, const std::vector<char> &Barriers,
+                   llvm::ArrayRef<TaskId> Run,
+                   llvm::function_ref<bool(TaskId)> IsPartner,
+                   llvm::SmallVectorImpl<TaskId> &Group) const {
+    Group.clear();
     if (G.task(Run.front()).Phase == Phase::Backward) {
       TaskId P = G.prevOnLane(Run.front());
       if (P == NoId || !IsPartner(P) ||
           !fusion::canChain(G, Barriers, P, Run.front()))
-        return Group;
+        return false;
       Group.push_back(P);
-      Group.insert(Group.end(), Run.begin(), Run.end());
-      return Group;
+      Group.append(Run.begin(), Run.end());
+      return true;
     }
     TaskId N = G.nextOnLane(Run.back());
     if (N == NoId || !IsPartner(N) ||
         !fusion::canChain(G, Barriers, Run.back(), N))
-      return Group;
-    Group = Run;
+      return false;
+    Group.append(Run.begin(), Run.end());
     Group.push_back(N);
-    return Group;
+    return true;
   }
 
   ReconstructBatchnormOptions O;

@@ -111,6 +111,8 @@ public:
   //===--- Edges ---------------------------------------------------------===//
   /// All edges ever added, including those touching dead tasks.
   llvm::ArrayRef<Edge> edgeSlots() const { return Edges; }
+  /// The same, to redirect edges in place (mergeTasks()).
+  llvm::MutableArrayRef<Edge> edgeSlotsMut() { return Edges; }
   bool isLive(const Edge &E) const { return !Dead[E.Src] && !Dead[E.Dst]; }
   void addEdge(TaskId Src, TaskId Dst, EdgeKind K) {
     Edges.push_back(Edge{Src, Dst, K});

@@ -78,6 +78,36 @@ struct MergeGroup {
 /// groups.
 void mergeTasks(Graph &G, llvm::ArrayRef<MergeGroup> Groups);
 
+/// Merge groups stored flat, all members in one array: fusion passes merge
+/// hundreds of thousands of groups of two or three tasks, and a vector per
+/// group would cost more than the merge itself.
+class MergeGroupList {
+public:
+  /// Appends a group of the tasks \p Tasks (the first one survives).
+  void add(llvm::ArrayRef<TaskId> Tasks, int64_t DurationNs) {
+    Members.insert(Members.end(), Tasks.begin(), Tasks.end());
+    Begin.push_back(uint32_t(Members.size()));
+    DurationsNs.push_back(DurationNs);
+  }
+  size_t size() const { return DurationsNs.size(); }
+  bool empty() const { return DurationsNs.empty(); }
+  llvm::ArrayRef<TaskId> tasks(size_t I) const {
+    return llvm::ArrayRef<TaskId>(Members).slice(Begin[I],
+                                                 Begin[I + 1] - Begin[I]);
+  }
+  int64_t durationNs(size_t I) const { return DurationsNs[I]; }
+  /// The members of every group, group after group.
+  llvm::ArrayRef<TaskId> allTasks() const { return Members; }
+
+private:
+  std::vector<TaskId> Members;
+  std::vector<uint32_t> Begin = {0};
+  std::vector<int64_t> DurationsNs;
+};
+
+/// mergeTasks() on groups stored flat; the same merge.
+void mergeTasks(Graph &G, const MergeGroupList &Groups);
+
 } // namespace dd
 
 #endif // DAYDREAM_TRANSFORMS_PRIMITIVES_H
