@@ -47,10 +47,6 @@ struct AmpScaleOptions {
   TaskSelector Select;
 };
 
-llvm::Error optionError(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
-
 /// A factor that may be "auto", so that an explicit value can be told apart
 /// from the default and always win over what the device suggests.
 void addAutoFactor(PassOptionParser &P, llvm::StringRef Key,

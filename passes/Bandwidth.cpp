@@ -47,10 +47,6 @@ void declare(PassOptionParser &P, BandwidthOptions &O) {
   O.Select.declareOptions(P);
 }
 
-llvm::Error optionError(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
-
 llvm::Error validate(const BandwidthOptions &O) {
   if (!(O.Factor > 0))
     return optionError("factor must be positive");

@@ -28,10 +28,6 @@ void dataparallel::declareOptions(PassOptionParser &P, Options &O) {
         "duration|even");
 }
 
-llvm::Error dataparallel::optionError(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
-
 llvm::Error dataparallel::validateOptions(const Options &O) {
   if (O.ParamsMb > MaxMb || O.BucketMb > MaxMb || O.FirstBucketMb > MaxMb)
     return optionError("params-mb, bucket-mb and first-bucket-mb must be at "

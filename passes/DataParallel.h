@@ -47,8 +47,6 @@ struct Options {
 
 void declareOptions(PassOptionParser &P, Options &O);
 
-llvm::Error optionError(const llvm::Twine &Msg);
-
 /// Bounds that keep every byte count and duration within 64 bits.
 constexpr double MaxMb = 1e9;
 constexpr double MinGbps = 1e-3;

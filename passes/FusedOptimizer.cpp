@@ -65,9 +65,8 @@ void declare(PassOptionParser &P, FusedOptimizerOptions &O) {
 
 Error validate(const FusedOptimizerOptions &O) {
   if (!(O.Keep > 0 && O.Keep <= 1))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "keep must be in (0, 1], not " +
-                                       llvm::formatv("{0}", O.Keep).str());
+    return optionError("keep must be in (0, 1], not " +
+                       llvm::formatv("{0}", O.Keep).str());
   return Error::success();
 }
 

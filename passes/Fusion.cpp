@@ -7,6 +7,8 @@
 
 #include "Fusion.h"
 
+#include "daydream/Pass/PassOptions.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -17,10 +19,6 @@ using namespace dd;
 using llvm::ArrayRef;
 using llvm::Error;
 using llvm::StringRef;
-
-static Error fusionError(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
 
 namespace dd {
 namespace fusion {
@@ -252,11 +250,11 @@ Error parseClassList(StringRef S, std::vector<KernelClass> &Out,
   for (StringRef P : Parts) {
     llvm::Optional<KernelClass> C = parseKernelClass(P.trim());
     if (!C)
-      return fusionError("unknown kernel class '" + P.trim() + "'");
+      return optionError("unknown kernel class '" + P.trim() + "'");
     Out.push_back(*C);
   }
   if (Out.empty())
-    return fusionError("expected at least one kernel class");
+    return optionError("expected at least one kernel class");
   return Error::success();
 }
 

@@ -40,10 +40,6 @@ using llvm::ArrayRef;
 using llvm::Error;
 using llvm::StringRef;
 
-static Error fusionError(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
-
 //===----------------------------------------------------------------------===//
 // The kernel-fusion pass.
 //===----------------------------------------------------------------------===//
@@ -83,7 +79,7 @@ void declare(PassOptionParser &P, KernelFusionOptions &O) {
           return Error::success();
         }
         if (S.getAsDouble(O.Keep) || !std::isfinite(O.Keep))
-          return fusionError("expected 'auto' or a number, found '" + S + "'");
+          return optionError("expected 'auto' or a number, found '" + S + "'");
         return Error::success();
       },
       [&O](llvm::raw_ostream &OS) {
@@ -98,14 +94,14 @@ void declare(PassOptionParser &P, KernelFusionOptions &O) {
 
 Error validate(const KernelFusionOptions &O) {
   if (O.MaxChain < 0 || O.MaxChain == 1)
-    return fusionError("max-chain must be 0 (no limit) or at least 2, not " +
+    return optionError("max-chain must be 0 (no limit) or at least 2, not " +
                        llvm::Twine(O.MaxChain));
   if (O.Keep < 0 || O.Keep > 1)
-    return fusionError("keep must be auto or in (0, 1], not " +
+    return optionError("keep must be auto or in (0, 1], not " +
                        llvm::formatv("{0}", O.Keep).str());
   std::string Msg;
   if (!O.Pattern.empty() && !llvm::Regex(O.Pattern).isValid(Msg))
-    return fusionError("invalid regex '" + O.Pattern + "': " + Msg);
+    return optionError("invalid regex '" + O.Pattern + "': " + Msg);
   return Error::success();
 }
 

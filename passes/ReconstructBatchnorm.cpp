@@ -67,10 +67,6 @@ void declare(PassOptionParser &P, ReconstructBatchnormOptions &O) {
         "also drop the untraced CPU time before each removed launch");
 }
 
-Error optionError(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
-
 Error validate(const ReconstructBatchnormOptions &O) {
   if (!(O.Keep > 0 && O.Keep <= 1))
     return optionError("keep must be in (0, 1], not " +

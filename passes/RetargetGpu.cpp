@@ -46,10 +46,6 @@ void declare(PassOptionParser &P, RetargetGpuOptions &O) {
         "(tensor cores, FP16/BF16)");
 }
 
-llvm::Error optionError(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
-
 std::string validGpuNames() {
   std::string Names;
   for (const GpuSpec &S : knownGpus())

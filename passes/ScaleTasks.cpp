@@ -29,8 +29,7 @@ void declare(PassOptionParser &P, ScaleTasksOptions &O) {
 
 llvm::Error validate(const ScaleTasksOptions &O) {
   if (O.Factor < 0)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "factor must not be negative");
+    return optionError("factor must not be negative");
   return O.Select.validate();
 }
 

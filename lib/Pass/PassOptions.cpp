@@ -16,7 +16,7 @@ using namespace dd;
 using llvm::Error;
 using llvm::StringRef;
 
-static Error optionError(const llvm::Twine &Msg) {
+Error dd::optionError(const llvm::Twine &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
 }
 

@@ -62,6 +62,10 @@ private:
 /// Prints \p V quoted if it would not parse back as a bare value.
 void printOptionValue(llvm::raw_ostream &OS, llvm::StringRef V);
 
+/// An error in a pass's options; buildPass() prefixes it with the pass's
+/// name. For validate() functions and option parsers.
+llvm::Error optionError(const llvm::Twine &Msg);
+
 /// Builds a type-erased pass from a pass value type constructible from its
 /// options struct: declares the options with \p Declare, parses \p Text into
 /// them, and remembers the canonical text for -print-pipeline-passes.
