@@ -130,9 +130,10 @@ Expected<Graph> dd::parseBinaryGraph(StringRef Bytes) {
   auto *Tasks = In->tasks();
   // Headroom for passes that insert tasks and edges: without it the first
   // insertion copies every task array into fresh memory (a third of such a
-  // pass's time on a million tasks). Room never used is never touched, so
-  // it costs address space, not memory.
-  G.reserve(sizeOf(Tasks) + sizeOf(Tasks) / 8, NumEdges + NumEdges / 8);
+  // pass's time on a million tasks). Edges get more, since removing a task
+  // adds the edges that bypass it. Room never used is never touched, so it
+  // costs address space, not memory.
+  G.reserve(sizeOf(Tasks) + sizeOf(Tasks) / 8, NumEdges + NumEdges / 2);
   if (Tasks) {
     TaskId Id = 0;
     for (const fb::Task *T : *Tasks) {
