@@ -135,6 +135,14 @@ simdjson::error_code forEachField(simdjson::ondemand::object &Obj,
 simdjson::error_code readString(simdjson::ondemand::value &V,
                                 llvm::StringRef &Out, bool &Found);
 
+/// Gets \p V as an object (an array) if it is one, \p Found saying whether
+/// it was; a value of another type counts as absent, like every field the
+/// reader reads.
+simdjson::error_code readObject(simdjson::ondemand::value &V,
+                                simdjson::ondemand::object &Out, bool &Found);
+simdjson::error_code readArray(simdjson::ondemand::value &V,
+                               simdjson::ondemand::array &Out, bool &Found);
+
 /// Reads a pid, tid or other id: an integer, or a string holding one.
 simdjson::error_code readId(simdjson::ondemand::value &V, IdField &Out);
 

@@ -190,6 +190,28 @@ error_code kineto::readId(od::value &V, IdField &Out) {
   return SUCCESS;
 }
 
+error_code kineto::readObject(od::value &V, od::object &Out, bool &Found) {
+  Found = false;
+  od::json_type T;
+  if (error_code Err = typeOf(V, T))
+    return Err;
+  if (T != od::json_type::object)
+    return SUCCESS;
+  Found = true;
+  return V.get_object().get(Out);
+}
+
+error_code kineto::readArray(od::value &V, od::array &Out, bool &Found) {
+  Found = false;
+  od::json_type T;
+  if (error_code Err = typeOf(V, T))
+    return Err;
+  if (T != od::json_type::array)
+    return SUCCESS;
+  Found = true;
+  return V.get_array().get(Out);
+}
+
 error_code kineto::readString(od::value &V, StringRef &Out, bool &Found) {
   Found = false;
   Shape Sh;
@@ -226,14 +248,8 @@ static error_code readTime(od::value &V, int64_t &Out, bool &Found) {
 
 /// Reads up to three integers of an [x, y, z] array.
 static error_code readDim3(od::value &V, int64_t (&Out)[3], bool &Found) {
-  Found = false;
-  od::json_type T;
-  if (error_code Err = typeOf(V, T))
-    return Err;
-  if (T != od::json_type::array)
-    return SUCCESS;
   od::array A;
-  if (error_code Err = V.get_array().get(A))
+  if (error_code Err = readArray(V, A, Found); Err || !Found)
     return Err;
   unsigned I = 0;
   for (auto ElOr : A) {
@@ -286,13 +302,9 @@ static const IntArg *findIntArg(StringRef Key) {
 }
 
 static error_code decodeArgs(od::value &V, EventArgs &A) {
-  od::json_type T;
-  if (error_code Err = typeOf(V, T))
-    return Err;
-  if (T != od::json_type::object)
-    return SUCCESS;
   od::object Obj;
-  if (error_code Err = V.get_object().get(Obj))
+  bool IsObject = false;
+  if (error_code Err = readObject(V, Obj, IsObject); Err || !IsObject)
     return Err;
   return forEachField(Obj, [&A](StringRef Key, od::value &FV) -> error_code {
     bool Found = false;

@@ -190,26 +190,20 @@ error_code KinetoWalker::walkEvents(od::array &Events) {
 }
 
 error_code KinetoWalker::readDevices(od::value &V) {
-  od::json_type T;
-  if (error_code Err = V.type().get(T))
-    return Err;
-  if (T != od::json_type::array)
-    return SUCCESS;
   od::array A;
-  if (error_code Err = V.get_array().get(A))
+  bool Found = false;
+  if (error_code Err = readArray(V, A, Found); Err || !Found)
     return Err;
   Model.Meta.Devices.clear();
   for (auto ElOr : A) {
     if (error_code Err = ElOr.error())
       return Err;
     od::value El = ElOr.value_unsafe();
-    if (error_code Err = El.type().get(T))
-      return Err;
-    if (T != od::json_type::object)
-      continue;
     od::object Obj;
-    if (error_code Err = El.get_object().get(Obj))
+    if (error_code Err = readObject(El, Obj, Found))
       return Err;
+    if (!Found)
+      continue;
     Device D;
     error_code Err =
         forEachField(Obj, [&D](StringRef Key, od::value &FV) -> error_code {
@@ -244,13 +238,9 @@ error_code KinetoWalker::readDevices(od::value &V) {
 }
 
 error_code KinetoWalker::readDistributedInfo(od::value &V) {
-  od::json_type T;
-  if (error_code Err = V.type().get(T))
-    return Err;
-  if (T != od::json_type::object)
-    return SUCCESS;
   od::object Obj;
-  if (error_code Err = V.get_object().get(Obj))
+  bool IsObject = false;
+  if (error_code Err = readObject(V, Obj, IsObject); Err || !IsObject)
     return Err;
   int64_t Rank = 0, WorldSize = 0;
   bool HasRank = false;
@@ -298,15 +288,12 @@ error_code KinetoWalker::walkTop(od::document &Doc, bool &HasEvents) {
     return Err;
   return forEachField(Root, [&](StringRef Key, od::value &V) -> error_code {
     if (Key == "traceEvents") {
-      od::json_type VT;
-      if (error_code Err = V.type().get(VT))
-        return Err;
-      if (VT != od::json_type::array)
-        return SUCCESS;
+      // Only an array opens at ExpectedEvents (a '[' in the text).
       if (ExpectedEvents && V.raw_json_token().data() == ExpectedEvents)
         SawExpectedEvents = true;
       od::array Events;
-      if (error_code Err = V.get_array().get(Events))
+      bool IsArray = false;
+      if (error_code Err = readArray(V, Events, IsArray); Err || !IsArray)
         return Err;
       HasEvents = true;
       return walkEvents(Events);
