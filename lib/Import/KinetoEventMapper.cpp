@@ -295,13 +295,16 @@ void EventMapper::addMemory(const KinetoEvent &E) {
     return;
   M.TimeNs = E.TsNs;
   M.Bytes = Args.MemBytesV;
-  M.TotalAllocated = Args.TotalAllocatedV;
-  M.TotalReserved = Args.TotalReservedV;
+  // A running total cannot be negative: such a value is garbage and counts
+  // as not recorded (-1), as the IR's verifier requires.
+  M.TotalAllocated = Args.TotalAllocatedV < 0 ? -1 : Args.TotalAllocatedV;
+  M.TotalReserved = Args.TotalReservedV < 0 ? -1 : Args.TotalReservedV;
   M.Address = uint64_t(Args.AddrV);
   // c10::DeviceType: 1 is CUDA (ROCm builds report HIP memory as CUDA too);
-  // everything else, CPU (0) first, is host memory here.
+  // everything else, CPU (0) first, is host memory here, and so is a CUDA
+  // event without a valid device id.
   if (Args.has(EventArgs::DeviceType) && Args.DeviceTypeV == 1 &&
-      Args.has(EventArgs::DeviceId))
+      Args.has(EventArgs::DeviceId) && Args.DeviceIdV >= 0)
     M.Device = clampTo<int32_t>(Args.DeviceIdV);
   Model.Memory.push_back(M);
 }

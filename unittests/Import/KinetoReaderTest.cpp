@@ -291,9 +291,10 @@ TEST(KinetoReaderTest, MemoryInstants) {
     {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 783658, "tid": 785244, "ts": 1669783687464300, "args": {"Ev Idx": 42070, "Device Type": 1, "Device Id": 1, "Addr": 139926520725504, "Bytes": 5242880, "Total Allocated": 5435638784, "Total Reserved": 12782141440}},
     {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 783658, "tid": 785244, "ts": 1669783687464400, "args": {"Device Type": 1, "Device Id": 1, "Addr": 139926520725504, "Bytes": -5242880, "Total Allocated": 193000000, "Total Reserved": 12782141440}},
     {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 783658, "tid": 785244, "ts": 1669783687464500, "args": {"Device Type": 0, "Device Id": -1, "Bytes": 64}},
-    {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 783658, "tid": 785244, "ts": 1669783687464600, "args": {"Device Type": 1}}
+    {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 783658, "tid": 785244, "ts": 1669783687464600, "args": {"Device Type": 1}},
+    {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 783658, "tid": 785244, "ts": 1669783687464700, "args": {"Device Type": 1, "Device Id": -3, "Bytes": 8, "Total Allocated": -512, "Total Reserved": -7}}
   )J"));
-  ASSERT_EQ(M.Memory.size(), 3u);
+  ASSERT_EQ(M.Memory.size(), 4u);
   EXPECT_EQ(M.Stats.MissingFields, 1u); // the one without Bytes
   const import::MemoryRecord &A = M.Memory[0];
   EXPECT_EQ(A.TimeNs, 1669783687464300000);
@@ -305,6 +306,11 @@ TEST(KinetoReaderTest, MemoryInstants) {
   EXPECT_EQ(M.Threads[A.Thread].Tid, 785244);
   EXPECT_EQ(M.Memory[1].Bytes, -5242880);
   EXPECT_EQ(M.Memory[2].Device, -1);
+  // Garbage totals and device ids (found by the fuzzer) read as unknown, so
+  // the graph still verifies.
+  EXPECT_EQ(M.Memory[3].TotalAllocated, -1);
+  EXPECT_EQ(M.Memory[3].TotalReserved, -1);
+  EXPECT_EQ(M.Memory[3].Device, -1);
 }
 
 TEST(KinetoReaderTest, CudaSyncRecords) {
