@@ -25,6 +25,7 @@
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/KernelClass.h"
+#include "daydream/Transforms/NameMatcher.h"
 #include "daydream/Transforms/Primitives.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -133,20 +134,16 @@ private:
   /// decided once per distinct name.
   std::function<bool(TaskId)> eligibility(const Graph &G) const {
     auto Classifier = std::make_shared<KernelClassifier>(G);
-    auto Memo = std::make_shared<std::vector<char>>(G.strings().size(), 0);
-    auto Re = std::make_shared<llvm::Regex>(O.Pattern);
+    auto Names = std::make_shared<NameMatcher>(G, O.Pattern);
     bool ByPattern = !O.Pattern.empty();
     std::vector<KernelClass> Classes = O.Classes;
-    return [&G, Classifier, Memo, Re, ByPattern, Classes](TaskId T) {
+    return [&G, Classifier, Names, ByPattern, Classes](TaskId T) {
       const Task &Tk = G.task(T);
       if (Tk.Kind != TaskKind::Kernel || Tk.Name == NoId)
         return false;
       if (!ByPattern)
         return llvm::is_contained(Classes, Classifier->classOf(T));
-      char &M = (*Memo)[Tk.Name];
-      if (M == 0)
-        M = Re->match(G.str(Tk.Name)) ? 1 : 2;
-      return M == 1;
+      return Names->matches(Tk.Name);
     };
   }
 

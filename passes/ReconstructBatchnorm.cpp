@@ -31,6 +31,7 @@
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/KernelClass.h"
+#include "daydream/Transforms/NameMatcher.h"
 #include "daydream/Transforms/Primitives.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -81,29 +82,12 @@ Error validate(const ReconstructBatchnormOptions &O) {
   return Error::success();
 }
 
-/// Whether a kernel's name matches, decided once per distinct name.
-class NameMatcher {
-public:
-  NameMatcher(const Graph &G, StringRef Pattern, unsigned Flags)
-      : G(G), Re(Pattern, Flags), Memo(G.strings().size(), 0) {}
-
-  bool matches(TaskId T) {
-    const Task &Tk = G.task(T);
-    if (Tk.Kind != TaskKind::Kernel || Tk.Name == NoId)
-      return false;
-    if (Tk.Name >= Memo.size()) // a fused name, interned after construction
-      Memo.resize(G.strings().size(), 0);
-    char &M = Memo[Tk.Name];
-    if (M == 0)
-      M = Re.match(G.str(Tk.Name)) ? 1 : 2;
-    return M == 1;
-  }
-
-private:
-  const Graph &G;
-  llvm::Regex Re;
-  std::vector<char> Memo; // 0 unknown, 1 match, 2 no match
-};
+/// Whether \p T is a kernel whose name \p Names matches.
+bool kernelNamed(const Graph &G, NameMatcher &Names, TaskId T) {
+  const Task &Tk = G.task(T);
+  return Tk.Kind == TaskKind::Kernel && Tk.Name != NoId &&
+         Names.matches(Tk.Name);
+}
 
 class ReconstructBatchnorm {
 public:
@@ -116,17 +100,17 @@ public:
     NameMatcher PartnerName(G, O.PartnerRegex, llvm::Regex::NoFlags);
     KernelClassifier Classifier(G);
     auto IsPartner = [&](TaskId T) {
-      if (Bn.matches(T) || G.task(T).Kind != TaskKind::Kernel)
+      if (kernelNamed(G, Bn, T) || G.task(T).Kind != TaskKind::Kernel)
         return false;
       return O.PartnerRegex.empty()
                  ? Classifier.classOf(T) == KernelClass::Elementwise
-                 : PartnerName.matches(T);
+                 : kernelNamed(G, PartnerName, T);
     };
 
     fusion::KernelFuser Fuser(G);
     llvm::SmallVector<TaskId, 8> Group;
     fusion::forEachKernelRun(
-        G, Barriers, [&](TaskId T) { return Bn.matches(T); },
+        G, Barriers, [&](TaskId T) { return kernelNamed(G, Bn, T); },
         /*MinLength=*/1, /*MaxLength=*/0,
         [&](llvm::ArrayRef<TaskId> Run) {
           if (withPartner(G, Barriers, Run, IsPartner, Group))

@@ -1,13 +1,14 @@
 //===- TaskSelector.cpp - Choose tasks by kind, name, lane, ... -----------===//
 //
-// Regex results are memoized per string id, so a selector costs one regex
-// match per distinct name and O(1) per task.
+// Regex results are memoized per string id (NameMatcher.h), so a selector
+// costs one regex match per distinct name and O(1) per task.
 //
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Transforms/TaskSelector.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Pass/PassOptions.h"
+#include "daydream/Transforms/NameMatcher.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Regex.h"
@@ -46,31 +47,6 @@ void printList(llvm::raw_ostream &OS, const std::vector<EnumT> &V) {
   for (size_t I = 0; I != V.size(); ++I)
     OS << (I ? "," : "") << toString(V[I]);
 }
-
-/// Memoized "does string S match" over a graph's string table.
-class StringMatcher {
-public:
-  StringMatcher(const Graph &G, StringRef Pattern)
-      : G(G), Re(Pattern), Active(!Pattern.empty()),
-        Memo(Active ? G.strings().size() : 0, 0) {}
-
-  bool matches(StrId S) {
-    if (!Active)
-      return true;
-    if (S == NoId)
-      return false;
-    char &M = Memo[S];
-    if (M == 0)
-      M = Re.match(G.str(S)) ? 1 : 2;
-    return M == 1;
-  }
-
-private:
-  const Graph &G;
-  llvm::Regex Re;
-  bool Active;
-  std::vector<char> Memo; // 0 unknown, 1 match, 2 no match
-};
 
 } // namespace
 
@@ -119,7 +95,7 @@ std::vector<TaskId> TaskSelector::select(const Graph &G) const {
     KindOk[K] = Kinds.empty() || llvm::is_contained(Kinds, TaskKind(K));
   for (unsigned P = 0; P != NumPhases; ++P)
     PhaseOk[P] = Phases.empty() || llvm::is_contained(Phases, Phase(P));
-  StringMatcher Name(G, NameRegex), LaneName(G, LaneRegex),
+  NameMatcher Name(G, NameRegex), LaneName(G, LaneRegex),
       LayerName(G, LayerRegex);
   bool CheckLayer = !LayerRegex.empty();
   bool ClassOk[NumKernelClasses];
@@ -140,8 +116,8 @@ std::vector<TaskId> TaskSelector::select(const Graph &G) const {
     if (CheckLayer &&
         (Tk.Layer == NoId || !LayerName.matches(G.layer(Tk.Layer).Name)))
       continue;
-    if (Classifier && (!isGpuWork(Tk.Kind) ||
-                       !ClassOk[unsigned(Classifier->classOf(T))]))
+    if (Classifier &&
+        (!isGpuWork(Tk.Kind) || !ClassOk[unsigned(Classifier->classOf(T))]))
       continue;
     if (MinBytes) {
       const TaskAttrs *A = G.attrs(T);
