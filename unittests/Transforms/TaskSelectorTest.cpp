@@ -95,3 +95,24 @@ TEST_F(TaskSelectorTest, ByMinBytes) {
 }
 
 } // namespace
+
+#include "daydream/Transforms/NameMatcher.h"
+
+namespace {
+
+TEST(NameMatcherTest, EmptyMatchesAllAndLateNamesWork) {
+  Graph G;
+  StrId Gemm = G.intern("volta_sgemm");
+  NameMatcher Any(G, "");
+  EXPECT_TRUE(Any.matches(NoId));
+  NameMatcher Re(G, "GEMM", llvm::Regex::IgnoreCase);
+  EXPECT_TRUE(Re.matches(Gemm));
+  EXPECT_FALSE(Re.matches(NoId));
+  // A name interned after the matcher was made.
+  StrId Late = G.intern("fused(gemm+relu)");
+  StrId Other = G.intern("relu");
+  EXPECT_TRUE(Re.matches(Late));
+  EXPECT_FALSE(Re.matches(Other));
+}
+
+} // namespace
