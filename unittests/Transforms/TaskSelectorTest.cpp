@@ -3,6 +3,7 @@
 #include "daydream/Transforms/TaskSelector.h"
 #include "../IR/GraphBuilder.h"
 #include "daydream/Pass/PassOptions.h"
+#include "daydream/Transforms/NameMatcher.h"
 
 #include "gtest/gtest.h"
 
@@ -95,8 +96,6 @@ TEST_F(TaskSelectorTest, ByMinBytes) {
 }
 
 } // namespace
-
-#include "daydream/Transforms/NameMatcher.h"
 
 namespace {
 
