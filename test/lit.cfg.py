@@ -4,6 +4,9 @@
 # FileCheck, not, count and split-file from LLVM 14. Features:
 #   shared-traces  ../shared/traces exists (real GPU traces; never copied here)
 #   fuzzer         the libFuzzer targets were built (Clang builds)
+#   cupti          dd-trace and its CUPTI record reader were built (the CUDA
+#                  Toolkit was found); no GPU is needed
+#   cuda-driver    a CUDA driver (libcuda.so.1) loads here, so CUPTI can trace
 import os
 import shutil
 import sys
@@ -33,7 +36,44 @@ if os.path.isdir(config.shared_traces_dir):
     config.substitutions.append(("%shared_traces", config.shared_traces_dir))
 if config.fuzzers_built:
     config.available_features.add("fuzzer")
+if config.cupti_built:
+    config.available_features.add("cupti")
+    config.substitutions.append(("%cupti_library", config.cupti_library))
 # Seconds each fuzzer runs in the suite (DAYDREAM_FUZZ_SECONDS overrides).
 config.substitutions.append(("%fuzz_seconds", os.environ.get("DAYDREAM_FUZZ_SECONDS", "30")))
 if shutil.which("script"):
     config.available_features.add("script")
+# dd-trace's injection library, built with the rest of dd-trace.
+if config.cupti_built:
+    config.substitutions.append(("%ddtrace_lib", config.ddtrace_library))
+# With a CUDA driver, CUPTI really enables activity, so the tests of what
+# libddtrace.so does without one do not apply.
+try:
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass
+# test/Utils (utils/ddtrace_nvtx.py, utils/gpu/): features
+#   shellcheck     shellcheck is installed (lints utils/gpu/validate.sh)
+#   pyflakes       pyflakes3 or pyflakes is installed (lints the Python helpers)
+#   torch          this Python imports torch and torchvision (CPU runs of the
+#                  helpers against real PyTorch; most machines here have none)
+# and %dd_tools, the folder of the built dd-import, dd-opt and dd-sim.
+config.substitutions.append(("%dd_tools", config.daydream_tools_dir))
+# The helpers they import must not leave __pycache__ folders in the checkout.
+config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
+if shutil.which("shellcheck"):
+    config.available_features.add("shellcheck")
+for _pyflakes in ("pyflakes3", "pyflakes"):
+    if shutil.which(_pyflakes):
+        config.available_features.add("pyflakes")
+        config.substitutions.append(("%pyflakes", shutil.which(_pyflakes)))
+        break
+try:
+    import subprocess
+    if subprocess.run([sys.executable, "-c", "import torch, torchvision"],
+                      capture_output=True, timeout=120).returncode == 0:
+        config.available_features.add("torch")
+except (OSError, subprocess.SubprocessError):
+    pass

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Import/Importer.h"
+#include "daydream/Import/CuptiRecordReader.h"
 #include "daydream/Import/InputFile.h"
 #include "daydream/Import/NsysReader.h"
 
@@ -83,12 +84,17 @@ llvm::Expected<ImportResult> dd::import::importTrace(llvm::StringRef Path,
     Model =
         Path != "-" && !In->WasGzip ? readNsysTrace(Path) : readNsysBytes(*In);
     break;
+  case InputFormat::CuptiRecords:
+    R.Format = "cupti";
+    Model = readCuptiRecordFiles({{In->Name, In->Bytes.str()}}, R.Warnings);
+    break;
   case InputFormat::Unknown:
     return prefixed(In->Name,
                     llvm::createStringError(
                         llvm::inconvertibleErrorCode(),
                         "unknown trace format (expected PyTorch profiler "
-                        "JSON or an Nsight Systems SQLite export)"));
+                        "JSON, an Nsight Systems SQLite export or a dd-trace "
+                        "record file)"));
   }
   if (!Model)
     return prefixed(In->Name, Model.takeError());

@@ -133,8 +133,10 @@ void lowering::addCrossStreamInferred(Context &C) {
     if (E.Kind == EdgeKind::CrossStream)
       HasRecordedWait.insert(E.Dst);
 
-  // Activities of each device by end time.
-  llvm::DenseMap<int32_t, std::vector<Ending>> ByDevice;
+  // Activities of each device by end time. Keyed by int64_t: DenseMap
+  // reserves INT32_MAX and INT32_MIN of an int32_t key, and a trace may
+  // name any device.
+  llvm::DenseMap<int64_t, std::vector<Ending>> ByDevice;
   for (uint32_t A = 0; A != M.Activities.size(); ++A)
     ByDevice[M.Streams[M.Activities[A].Stream].Device].push_back(
         Ending{M.Activities[A].EndNs, A});

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Import/InputFile.h"
+#include "daydream/Trace/RecordFile.h"
 
 #include "llvm/Support/Process.h"
 
@@ -176,6 +177,9 @@ Expected<InputFile> dd::import::loadInputFile(StringRef Path) {
 InputFormat dd::import::detectFormat(StringRef Bytes) {
   if (Bytes.startswith(StringRef("SQLite format 3\0", 16)))
     return InputFormat::NsysSqlite;
+  if (Bytes.startswith(StringRef(trace::RecordFileMagic,
+                                 sizeof(trace::RecordFileMagic))))
+    return InputFormat::CuptiRecords;
   Bytes.consume_front("\xEF\xBB\xBF");
   Bytes = Bytes.ltrim(" \t\r\n");
   if (Bytes.startswith("{") || Bytes.startswith("["))

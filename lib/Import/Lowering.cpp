@@ -73,12 +73,64 @@ llvm::Error lowering::commitEdges(Context &C) {
   }
 }
 
+/// Times the lowering accepts: about 146 years either side of the epoch.
+/// Beyond that a time is garbage, and the lowering's sums (an end plus a
+/// tolerance) could overflow.
+static constexpr int64_t MaxAbsTimeNs = int64_t(1) << 62;
+
+/// The first event whose times lie outside +-MaxAbsTimeNs, if any.
+static llvm::Error checkTimes(const TraceModel &M) {
+  auto Out = [](int64_t T) { return T > MaxAbsTimeNs || T < -MaxAbsTimeNs; };
+  auto Fail = [](const char *What, int64_t T) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "%s at %lld ns: times beyond 2^62 ns from the epoch are not "
+        "supported",
+        What, static_cast<long long>(T));
+  };
+  for (const CpuRange &R : M.Ranges)
+    if (Out(R.StartNs) || Out(R.EndNs))
+      return Fail("a CPU range", Out(R.StartNs) ? R.StartNs : R.EndNs);
+  for (const ApiCall &C : M.Calls)
+    if (Out(C.StartNs) || Out(C.EndNs))
+      return Fail("an API call", Out(C.StartNs) ? C.StartNs : C.EndNs);
+  for (const GpuActivity &A : M.Activities)
+    if (Out(A.StartNs) || Out(A.EndNs))
+      return Fail("GPU work", Out(A.StartNs) ? A.StartNs : A.EndNs);
+  for (const MemoryRecord &R : M.Memory)
+    if (Out(R.TimeNs))
+      return Fail("a memory event", R.TimeNs);
+  return llvm::Error::success();
+}
+
+/// Correlation ids the lowering's hash maps reserve (DenseMap's empty and
+/// tombstone keys) are taken as no correlation: no tracer issues them, so
+/// only garbage holds them.
+static void dropReservedCorrelations(TraceModel &M) {
+  auto Fix = [](uint32_t &Corr) {
+    // ~0U is DenseMapInfo<unsigned>'s empty key, ~0U - 1 its tombstone.
+    if (Corr >= ~0U - 1)
+      Corr = 0;
+  };
+  for (ApiCall &Call : M.Calls)
+    Fix(Call.Correlation);
+  for (GpuActivity &A : M.Activities)
+    Fix(A.Correlation);
+  for (SyncRecord &R : M.Syncs) {
+    Fix(R.Correlation);
+    Fix(R.EventRecordCorrelation);
+  }
+}
+
 llvm::Expected<Graph> dd::import::lowerTrace(TraceModel &&M,
                                              const LoweringOptions &Opts,
                                              LoweringStats &Stats) {
   if (M.Calls.empty() && M.Activities.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "no API calls or GPU activity to import");
+  if (llvm::Error E = checkTimes(M))
+    return std::move(E);
+  dropReservedCorrelations(M);
   Context C(M, Opts, Stats);
   indexEvents(C);
   attributeCalls(C);

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CuptiConventions.h"
 #include "NsysReaderImpl.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -18,6 +19,7 @@
 using namespace dd;
 using namespace dd::import;
 using namespace dd::import::nsys;
+using namespace dd::import::cupti;
 using llvm::Error;
 using llvm::Expected;
 using llvm::StringRef;
@@ -32,62 +34,6 @@ int64_t optionalId(const Row &R, int I) {
   int64_t V = R.i64(I);
   return V < 0 || V >= 0xFFFFFFFFLL ? -1 : V;
 }
-
-/// Kineto's spelling of a CUPTI memcpy kind, less the memory kinds it
-/// appends ("Memcpy HtoD (Pinned -> Device)"), so that both front-ends
-/// name copies by direction.
-StringRef memcpyName(int64_t Kind) {
-  static const char *const Names[] = {
-      "Memcpy",      "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
-      "Memcpy AtoH", "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA",
-      "Memcpy DtoD", "Memcpy HtoH", "Memcpy PtoP"};
-  return Kind > 0 && Kind < int64_t(std::size(Names)) ? Names[Kind] : Names[0];
-}
-
-/// TaskAttrs::CopyKind keeps only the directions the simulator tells apart.
-uint8_t copyKind(int64_t Kind) {
-  switch (Kind) {
-  case 1:
-  case 2:
-  case 8:
-  case 10:
-    return static_cast<uint8_t>(Kind);
-  default:
-    return static_cast<uint8_t>(CopyKind::Unknown);
-  }
-}
-
-/// NCCL runs each collective as one kernel (ncclKernel_*, ncclDevKernel_*).
-bool isNcclKernel(StringRef Name) {
-  Name.consume_front("void ");
-  return Name.startswith("nccl");
-}
-
-/// ProfilerStep#N, as PyTorch's profiler names iterations, or a user's
-/// "iteration 3", "step_12", "Step#4".
-bool isStepName(StringRef Name) {
-  if (Name.startswith("ProfilerStep#"))
-    return true;
-  if (Name.startswith_insensitive("iteration"))
-    Name = Name.drop_front(9);
-  else if (Name.startswith_insensitive("step"))
-    Name = Name.drop_front(4);
-  else
-    return false;
-  if (!Name.empty() && (Name[0] == ' ' || Name[0] == '_' || Name[0] == '#'))
-    Name = Name.drop_front();
-  return !Name.empty() && llvm::isDigit(Name[0]);
-}
-
-/// A cudaEventRecord as CUPTI_ACTIVITY_KIND_CUDA_EVENT records it.
-struct EventRecord {
-  int64_t Event;
-  uint32_t Correlation;
-  int64_t Stream;
-  bool operator<(const EventRecord &O) const {
-    return std::tie(Event, Correlation) < std::tie(O.Event, O.Correlation);
-  }
-};
 
 } // namespace
 
@@ -247,11 +193,10 @@ Error Reader::readSyncs() {
         if ((S.Kind == ApiKind::EventSync ||
              S.Kind == ApiKind::StreamWaitEvent) &&
             !R.null(4)) {
-          EventRecord Key{R.i64(4), S.Correlation, 0};
-          auto It = std::lower_bound(Records.begin(), Records.end(), Key);
-          if (It != Records.begin() && std::prev(It)->Event == Key.Event) {
-            S.WaitOnStream = std::prev(It)->Stream;
-            S.EventRecordCorrelation = std::prev(It)->Correlation;
+          if (const EventRecord *Waited =
+                  findWaitedRecord(Records, R.i64(4), S.Correlation)) {
+            S.WaitOnStream = Waited->Stream;
+            S.EventRecordCorrelation = Waited->Correlation;
           }
         }
         M.Syncs.push_back(S);

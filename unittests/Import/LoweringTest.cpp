@@ -9,6 +9,7 @@
 
 #include "daydream/Import/Lowering.h"
 #include "../../lib/Import/LoweringContext.h"
+#include "GraphQueries.h"
 #include "daydream/IR/Verifier.h"
 #include "daydream/Sim/Simulator.h"
 
@@ -20,6 +21,7 @@
 
 using namespace dd;
 using namespace dd::import;
+using namespace dd::testing;
 
 namespace {
 
@@ -67,25 +69,6 @@ Lowered lower(ModelBuilder &B, LoweringOptions Opts = {}) {
   llvm::Error E = verifyGraph(L.G);
   EXPECT_FALSE(bool(E)) << llvm::toString(std::move(E));
   return L;
-}
-
-TaskId find(const Graph &G, llvm::StringRef Name, unsigned Nth = 0) {
-  for (TaskId T = 0; T != G.numTaskSlots(); ++T)
-    if (G.isLive(T) && G.str(G.task(T).Name) == Name && Nth-- == 0)
-      return T;
-  ADD_FAILURE() << "no task '" << Name.str() << "'";
-  return NoId;
-}
-
-using EdgeSet = std::set<std::tuple<std::string, std::string, EdgeKind>>;
-
-EdgeSet edges(const Graph &G) {
-  EdgeSet S;
-  for (const Edge &E : G.edgeSlots())
-    if (G.isLive(E))
-      S.insert({G.str(G.task(E.Src).Name).str(),
-                G.str(G.task(E.Dst).Name).str(), E.Kind});
-  return S;
 }
 
 TEST(LoweringTest, LaunchesAndStreamSynchronize) {
@@ -318,6 +301,33 @@ TEST(LoweringTest, EmptyModelIsAnError) {
   ASSERT_FALSE(bool(G));
   EXPECT_EQ(llvm::toString(G.takeError()),
             "no API calls or GPU activity to import");
+}
+
+TEST(LoweringTest, TimesBeyondTwoToTheSixtyTwoAreAnError) {
+  // Garbage times would overflow the lowering's sums (an end plus a
+  // tolerance); no real trace comes near 146 years from the epoch.
+  ModelBuilder B;
+  B.call("cudaLaunchKernel", 0, 10, 1);
+  B.work("k", 20, INT64_MAX, 1);
+  LoweringStats S;
+  auto G = lowerTrace(std::move(B.M), {}, S);
+  ASSERT_FALSE(bool(G));
+  EXPECT_EQ(llvm::toString(G.takeError()),
+            "GPU work at 9223372036854775807 ns: times beyond 2^62 ns from "
+            "the epoch are not supported");
+}
+
+TEST(LoweringTest, ReservedCorrelationsMeanNone) {
+  // The two largest ids are the lowering's hash-map sentinels: a trace
+  // holding them gets no launch edge from them, and no corrupted map.
+  ModelBuilder B;
+  B.call("cudaLaunchKernel", 0, 10, ~0U);
+  B.call("cudaLaunchKernel", 10, 20, ~0U - 1);
+  B.work("k1", 20, 30, ~0U);
+  B.work("k2", 30, 40, ~0U - 1);
+  Lowered L = lower(B);
+  EXPECT_EQ(L.Stats.LaunchEdges, 0u);
+  EXPECT_EQ(L.Stats.UnmatchedActivities, 2u);
 }
 
 TEST(LoweringTest, CyclesLoseTheirMostDoubtfulEdge) {

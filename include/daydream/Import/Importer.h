@@ -1,8 +1,9 @@
 //===- Importer.h - Any supported trace to a graph --------------*- C++ -*-===//
 //
 // The entry point dd-import and tests use: load a file (or stdin), tell its
-// format from its content (Kineto JSON, gzipped or not, or an Nsight Systems
-// SQLite export), run that format's front-end and the common lowering.
+// format from its content (Kineto JSON, gzipped or not, an Nsight Systems
+// SQLite export or a dd-trace record file), run that format's front-end and
+// the common lowering.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace dd::import {
 
@@ -26,12 +28,14 @@ struct ImportOptions {
 
 struct ImportResult {
   Graph G;
-  /// "kineto" or "nsys".
+  /// "kineto", "nsys" or "cupti" (a dd-trace record file).
   std::string Format;
   uint64_t InputBytes = 0; ///< as stored (compressed size for .gz)
   uint64_t TextBytes = 0;  ///< after decompression
   ImportStats Read;
   LoweringStats Lowered;
+  /// What the front-end warned about (each message names the input).
+  std::vector<std::string> Warnings;
   /// Wall time of each step, for the summary and benchmarks.
   double LoadSeconds = 0, ReadSeconds = 0, LowerSeconds = 0;
 };

@@ -89,11 +89,12 @@ bool isGzip(llvm::StringRef Bytes);
 /// reason>"; the caller prefixes the input's name.
 llvm::Error gunzip(llvm::StringRef Compressed, PaddedBuffer &Out);
 
-enum class InputFormat { KinetoJson, NsysSqlite, Unknown };
+enum class InputFormat { KinetoJson, NsysSqlite, CuptiRecords, Unknown };
 
 /// Tells the format of decompressed bytes by their content: the SQLite
-/// header for an Nsight Systems export, '{' or '[' (after blanks and a UTF-8
-/// byte order mark) for a Kineto / Chrome trace.
+/// header for an Nsight Systems export, the .ddrec magic for dd-trace's
+/// CUPTI records, '{' or '[' (after blanks and a UTF-8 byte order mark) for
+/// a Kineto / Chrome trace.
 InputFormat detectFormat(llvm::StringRef Bytes);
 
 } // namespace dd::import

@@ -1,7 +1,7 @@
 //===- TraceModel.h - Trace events, before dependencies ---------*- C++ -*-===//
 //
 // What every importer front-end (Kineto JSON, Nsight Systems SQLite, and
-// later dd-trace's CUPTI records) extracts from its format: CPU ranges, API
+// dd-trace's CUPTI records) extracts from its format: CPU ranges, API
 // calls, GPU activities, synchronization records, iteration ranges, memory
 // events and device metadata, in flat arrays, with names interned in the
 // string table the graph will own. Front-ends only read; one lowering
@@ -125,6 +125,9 @@ struct ImportStats {
   uint64_t MissingFields = 0; ///< events lacking a required field
   uint64_t Pieces = 0; ///< documents a piece-wise parse cut the trace into;
                        ///< 0 if parsed whole (KinetoOptions::PieceBytes)
+  uint64_t TracerOverheadNs = 0; ///< CPU time the tracer itself took
+                                 ///< (CUPTI OVERHEAD records; dd-trace)
+  uint64_t DroppedRecords = 0;   ///< records the tracer lost (no buffer free)
 };
 
 struct TraceModel {

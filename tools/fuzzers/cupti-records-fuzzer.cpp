@@ -1,0 +1,39 @@
+//===- cupti-records-fuzzer.cpp - Fuzz the .ddrec reader ------------------===//
+//
+// dd-trace's record files come from processes that may be killed mid-write,
+// from disks that fill up and from copies between machines: any bytes given
+// to the reader and the lowering must yield a verified graph, a warning or
+// an error, never a crash, a hang or an invalid graph. Seeds are the
+// fixture's recording (write-cupti-fixture) and pieces of it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/IR/Verifier.h"
+#include "daydream/Import/CuptiRecordReader.h"
+#include "daydream/Import/Lowering.h"
+
+#include <cstdlib>
+
+using namespace dd;
+using namespace dd::import;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
+  llvm::StringRef Bytes(reinterpret_cast<const char *>(Data), Size);
+  std::vector<std::string> Warnings;
+  auto M = readCuptiRecordFiles({{"fuzz.ddrec", Bytes}}, Warnings);
+  if (!M) {
+    llvm::consumeError(M.takeError());
+    return 0;
+  }
+  LoweringStats Stats;
+  auto G = lowerTrace(std::move(*M), LoweringOptions(), Stats);
+  if (!G) {
+    llvm::consumeError(G.takeError());
+    return 0;
+  }
+  if (llvm::Error E = verifyGraph(*G)) {
+    llvm::errs() << llvm::toString(std::move(E)) << "\n";
+    abort();
+  }
+  return 0;
+}
