@@ -6,7 +6,8 @@
 # memory, then the median and best throughput over the runs (this machine's
 # neighbours make single runs vary by a third).
 # Usage: utils/bench-import.sh [STEPS] [RUNS]   (defaults: 1500, 10: about
-# 160 MB of JSON and 400k tasks).
+# 160 MB of JSON and 400k tasks). DAYDREAM_BUILD_DIR picks the build folder,
+# as for utils/build.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 steps=${1:-1500}
@@ -16,7 +17,7 @@ trap 'rm -rf "$work"' EXIT
 python3 utils/gen-synthetic-kineto.py --steps "$steps" --layers 16 -o "$work/trace.json"
 echo "input: $(stat -c %s "$work/trace.json") bytes of JSON ($steps steps)"
 for run in $(seq "$runs"); do
-  /usr/bin/time -f "peak %M KB" build/bin/dd-import "$work/trace.json" -o "$work/trace.ddir" 2>"$work/log"
+  /usr/bin/time -f "peak %M KB" "${DAYDREAM_BUILD_DIR:-build}/bin/dd-import" "$work/trace.json" -o "$work/trace.ddir" 2>"$work/log"
   summary=$(grep -o 'kineto, [^;]*;[^)]*)' "$work/log")
   tasks=$(grep -o '[0-9]* tasks' "$work/log" | head -1 | cut -d' ' -f1)
   echo "run $run: $summary; $(grep -o 'peak .*' "$work/log")"

@@ -1,10 +1,11 @@
 //===- KinetoChunks.h - Cutting traceEvents into pieces -------*- C++ -*-===//
 //
-// A large trace is parsed a megabyte of events at a time rather than as one
-// document (KinetoReader.cpp): simdjson's index of a whole 150 MB trace is
-// larger than the trace, costs a page fault per 4 KB to build and falls out
-// of the cache before it is read back, while the index of one piece stays in
-// the cache and its memory is reused.
+// A large trace is parsed a few hundred kilobytes of events at a time
+// (KinetoOptions::PieceBytes) rather than as one document (KinetoReader.cpp):
+// simdjson's index of a whole 150 MB trace is larger than the trace, costs a
+// page fault per 4 KB to build and falls out of the cache before it is read
+// back, while the index of one piece stays in the cache and its memory is
+// reused.
 //
 // The cuts are found by looking at the text, not by parsing it, so they can
 // be wrong: a "},{" inside a string or inside a nested array of objects. The

@@ -84,9 +84,8 @@ struct EventArgs {
   bool has(Field F) const { return Present & F; }
 };
 
-/// One event's fields. Strings point into the parser's buffers and live
-/// until the next document is parsed.
-struct KinetoEvent {
+/// The fields of an event outside its args.
+struct EventHeader {
   llvm::StringRef Name;
   bool HasName = false;
   char Ph = 0; ///< 0 if missing, '?' if not one character
@@ -94,7 +93,21 @@ struct KinetoEvent {
   bool HasTs = false, HasDur = false;
   int64_t TsNs = 0, DurNs = 0;
   IdField Pid, Tid;
+};
+
+/// One event's fields. Strings point into the parser's buffers and live
+/// until the next document is parsed.
+struct KinetoEvent : EventHeader {
   EventArgs Args;
+
+  /// Makes this a default event again. The args, most of its bytes, are
+  /// left alone when none was read, as in most events: the decoder writes
+  /// an arg's value only together with its Present bit.
+  void reset() {
+    static_cast<EventHeader &>(*this) = EventHeader();
+    if (Args.Present)
+      Args = EventArgs();
+  }
 };
 
 /// Decodes the event \p V into \p E. An error only for malformed JSON (a
@@ -151,12 +164,32 @@ simdjson::error_code readId(simdjson::ondemand::value &V, IdField &Out);
 simdjson::error_code readInt(simdjson::ondemand::value &V, int64_t &Out,
                              bool &Found);
 
+/// StringTable::intern() with a small cache in front, for event names: a
+/// trace repeats a few hundred names a hundred thousand times, and a cheap
+/// hash of a name's ends and one comparison cost less than the table's
+/// hash of the whole name and lookup.
+class NameCache {
+public:
+  explicit NameCache(StringTable &Strings) : Strings(Strings) {}
+  StrId intern(llvm::StringRef Name);
+
+private:
+  struct Entry {
+    llvm::StringRef Name; ///< the table's copy
+    StrId Id = NoId;
+  };
+  /// Enough that the names of a step rarely evict each other.
+  static constexpr unsigned SlotBits = 10;
+  StringTable &Strings;
+  std::vector<Entry> Entries = std::vector<Entry>(1u << SlotBits);
+};
+
 /// Turns decoded events into the model's arrays, and at the end names
 /// threads and streams and moves times by the trace's base time.
 class EventMapper {
 public:
   EventMapper(TraceModel &Model, const KinetoOptions &Opts)
-      : Model(Model), Opts(Opts) {}
+      : Model(Model), Opts(Opts), Names(Model.Strings) {}
 
   void add(const KinetoEvent &E);
 
@@ -177,6 +210,7 @@ private:
 
   TraceModel &Model;
   const KinetoOptions &Opts;
+  NameCache Names;
   /// classifyApi() by name id, which is worth remembering: runtime calls are
   /// a third of all events and use a few dozen names. 0xff: not yet known.
   std::vector<uint8_t> ApiKinds;

@@ -13,6 +13,8 @@
 #include "KinetoEvent.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace dd::import;
 using namespace dd::import::kineto;
@@ -80,18 +82,32 @@ static error_code shapeOf(od::value &V, Shape &Sh) {
   return typeOf(V, T);
 }
 
+/// The high bit of each byte of \p Word that equals \p C. Exact up to the
+/// first such byte; bytes after it may be marked wrongly (the subtraction
+/// borrows), which the callers, looking for the first, do not mind.
+static uint64_t bytesEqualTo(uint64_t Word, char C) {
+  constexpr uint64_t Ones = ~uint64_t(0) / 0xff;
+  uint64_t X = Word ^ (Ones * uint8_t(C));
+  return (X - Ones) & ~X & (Ones << 7);
+}
+
 error_code kineto::keyOf(od::field &F, StringRef &Key) {
   // Keys hardly ever hold escapes: read them in place rather than have
-  // simdjson copy each one out. The first stage has checked that every
-  // string is closed, so the scan ends.
+  // simdjson copy each one out, looking for the closing quote a word at a
+  // time (this runs for every key of every event). The first stage has
+  // checked that every string is closed, so the scan ends, and the words
+  // read past the quote lie in the document or the padding after it.
   const char *Raw = F.key().raw();
-  for (size_t I = 0;; ++I) {
-    if (Raw[I] == '"') {
-      Key = StringRef(Raw, I);
-      return SUCCESS;
-    }
-    if (Raw[I] == '\\')
+  for (size_t I = 0;; I += sizeof(uint64_t)) {
+    uint64_t Word = llvm::support::endian::read64le(Raw + I);
+    uint64_t Stops = bytesEqualTo(Word, '"') | bytesEqualTo(Word, '\\');
+    if (!Stops)
+      continue;
+    size_t End = I + llvm::countTrailingZeros(Stops) / 8;
+    if (Raw[End] == '\\')
       break;
+    Key = StringRef(Raw, End);
+    return SUCCESS;
   }
   std::string_view S;
   if (error_code Err = F.unescaped_key().get(S))
@@ -339,7 +355,7 @@ static error_code decodeArgs(od::value &V, EventArgs &A) {
 }
 
 error_code kineto::decodeEvent(od::value &V, KinetoEvent &E, bool KeepPython) {
-  E = KinetoEvent();
+  E.reset();
   od::object Obj;
   if (error_code Err = V.get_object().get(Obj))
     return Err;

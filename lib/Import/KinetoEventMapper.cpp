@@ -12,6 +12,7 @@
 #include "KinetoEvent.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Endian.h"
 
 #include <limits>
 
@@ -49,6 +50,33 @@ static uint8_t copyKindOf(StringRef Name) {
   if (Name.contains("PtoP"))
     return uint8_t(CopyKind::PeerToPeer);
   return uint8_t(CopyKind::Unknown);
+}
+
+/// Mixes the length and the first, middle and last eight bytes of \p Name,
+/// which tell most names of a trace apart, into a slot of 2^Bits.
+static unsigned slotOf(StringRef Name, unsigned Bits) {
+  constexpr uint64_t Mix = 0x9e3779b97f4a7c15; // 2^64 / golden ratio
+  uint64_t H = Name.size();
+  if (Name.size() >= sizeof(uint64_t)) {
+    using llvm::support::endian::read64le;
+    const char *Mid = Name.data() + Name.size() / 2 - sizeof(uint64_t) / 2;
+    H ^= read64le(Name.data());
+    H = (H * Mix) ^ read64le(Mid);
+    H = (H * Mix) ^ read64le(Name.end() - sizeof(uint64_t));
+  } else {
+    for (char C : Name)
+      H = (H << 8) | uint8_t(C);
+  }
+  return unsigned((H * Mix) >> (64 - Bits));
+}
+
+StrId NameCache::intern(StringRef Name) {
+  Entry &E = Entries[slotOf(Name, SlotBits)];
+  if (E.Id != NoId && E.Name == Name)
+    return E.Id;
+  E.Id = Strings.intern(Name);
+  E.Name = Strings.get(E.Id);
+  return E.Id;
 }
 
 void EventMapper::add(const KinetoEvent &E) {
@@ -141,7 +169,7 @@ void EventMapper::addCpuRange(const KinetoEvent &E) {
   }
   if (!cpuThread(E, R.Thread))
     return;
-  R.Name = Model.Strings.intern(E.Name);
+  R.Name = Names.intern(E.Name);
   if (isStepName(E.Name))
     R.Kind = RangeKind::Step;
   else if (E.Cat == Category::UserAnnotation)
@@ -163,7 +191,7 @@ void EventMapper::addApiCall(const KinetoEvent &E) {
   }
   if (!cpuThread(E, C.Thread))
     return;
-  C.Name = Model.Strings.intern(E.Name);
+  C.Name = Names.intern(E.Name);
   if (C.Name >= ApiKinds.size())
     ApiKinds.resize(C.Name + 1, 0xff);
   if (ApiKinds[C.Name] == 0xff)
@@ -225,7 +253,7 @@ void EventMapper::addGpuActivity(const KinetoEvent &E) {
     return;
   }
   A.Stream = Model.stream(int32_t(Device), Stream);
-  A.Name = Model.Strings.intern(E.Name);
+  A.Name = Names.intern(E.Name);
   if (Args.has(EventArgs::Correlation))
     A.Correlation = correlationOf(Args.CorrelationV);
   TaskAttrs &T = A.Attrs;

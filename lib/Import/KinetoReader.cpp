@@ -110,7 +110,7 @@ private:
   error_code readDevices(od::value &V);
   error_code readDistributedInfo(od::value &V);
   error_code walkPiece(od::parser &Parser, llvm::StringRef Events);
-  void reserveLikeFirstPiece(size_t Done, size_t Total);
+  void reserveLikeStart(size_t Done, size_t Total);
   void reportProgress(od::document &Doc);
   llvm::Error malformed(od::document &Doc, error_code Err);
 
@@ -394,12 +394,16 @@ error_code KinetoWalker::walkPiece(od::parser &Parser, StringRef Events) {
   return SUCCESS;
 }
 
+/// How much of a trace's start reserveLikeStart() looks at: enough events
+/// that their mix is the whole trace's, whatever the size of the pieces.
+static constexpr size_t ReserveSampleBytes = size_t(1) << 20;
+
 /// Reserves the model's arrays for a whole trace of \p Total bytes that is
 /// like its first \p Done bytes, with a margin. The arrays would otherwise
 /// double their way up, touching twice the memory they end with; room
 /// reserved and never used costs nothing, as the kernel maps pages only when
 /// they are first written.
-void KinetoWalker::reserveLikeFirstPiece(size_t Done, size_t Total) {
+void KinetoWalker::reserveLikeStart(size_t Done, size_t Total) {
   auto Reserve = [&](auto &Array) {
     Array.reserve(Array.size() * (Total / Done + 1) * 5 / 4);
   };
@@ -420,14 +424,17 @@ bool KinetoWalker::runInPieces() {
     return false;
   od::parser Parser;
   size_t Next = Open + 1; // the first event not walked yet
+  bool Reserved = false;
   for (;;) {
     size_t Cut = findEventBoundary(Bytes, Next + Piece);
     if (Cut == StringRef::npos)
       break;
     if (walkPiece(Parser, Bytes.slice(Next, Cut)))
       return false;
-    if (Next == Open + 1)
-      reserveLikeFirstPiece(Cut, Bytes.size());
+    if (!Reserved && Cut >= ReserveSampleBytes) {
+      reserveLikeStart(Cut, Bytes.size());
+      Reserved = true;
+    }
     Next = Cut + 1;
   }
   // The rest is the document with the events walked so far cut out: its

@@ -55,19 +55,31 @@ struct CuptiRecordsFixture {
 
   std::vector<RawRecord> Records;
   std::vector<ApiNameEntry> ApiNames;
+  /// Added to every time, to every correlation and event id, and to every
+  /// NVTX range id: the same iteration again later, for benchmarks that
+  /// write many (write-cupti-fixture --iterations=N).
+  uint64_t T = 0;
+  uint32_t Id = 0;
+  std::string StepName = "step#0";
 
   CuptiRecordsFixture() { build(); }
+  /// Iteration \p I of a run of fixtures, 100 us apart; the metadata
+  /// records only in the first.
+  explicit CuptiRecordsFixture(uint32_t I)
+      : T(I * 100000ull), Id(I * 8), StepName("step#" + std::to_string(I)) {
+    build(/*Metadata=*/I == 0);
+  }
 
   void api(CUpti_ActivityKind Kind, uint32_t Cbid, const char *Name,
            uint64_t Start, uint64_t End, uint32_t Corr) {
     trace::ApiRecord R{};
     R.kind = Kind;
     R.cbid = Cbid;
-    R.start = Start;
-    R.end = End;
+    R.start = T + Start;
+    R.end = T + End;
     R.processId = Pid;
     R.threadId = Tid;
-    R.correlationId = Corr;
+    R.correlationId = Id + Corr;
     Records.push_back(raw(R));
     ApiNames.push_back({Kind == CUPTI_ACTIVITY_KIND_RUNTIME
                             ? uint32_t(CUPTI_CB_DOMAIN_RUNTIME_API)
@@ -80,12 +92,12 @@ struct CuptiRecordsFixture {
     trace::KernelRecord R{};
     R.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
     R.name = Name;
-    R.start = Start;
-    R.end = End;
+    R.start = T + Start;
+    R.end = T + End;
     R.deviceId = 0;
     R.contextId = 1;
     R.streamId = Stream;
-    R.correlationId = Corr;
+    R.correlationId = Id + Corr;
     R.gridX = 128;
     R.gridY = R.gridZ = 1;
     R.blockX = 256;
@@ -96,13 +108,13 @@ struct CuptiRecordsFixture {
     Records.push_back(raw(R));
   }
 
-  void marker(uint32_t Id, CUpti_ActivityFlag Flags, uint64_t Time,
+  void marker(uint32_t MarkerId, CUpti_ActivityFlag Flags, uint64_t Time,
               const char *Name) {
     trace::MarkerRecord R{};
     R.kind = CUPTI_ACTIVITY_KIND_MARKER;
     R.flags = Flags;
-    R.timestamp = Time;
-    R.id = Id;
+    R.timestamp = T + Time;
+    R.id = Id + MarkerId;
     R.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
     R.objectId.pt.processId = Pid;
     R.objectId.pt.threadId = Tid;
@@ -111,13 +123,20 @@ struct CuptiRecordsFixture {
     Records.push_back(raw(R));
   }
 
-  void range(uint32_t Id, const char *Name, uint64_t Start, uint64_t End) {
-    marker(Id, CUPTI_ACTIVITY_FLAG_MARKER_START, Start, Name);
-    marker(Id, CUPTI_ACTIVITY_FLAG_MARKER_END, End, nullptr);
+  void range(uint32_t RangeId, const char *Name, uint64_t Start,
+             uint64_t End) {
+    marker(RangeId, CUPTI_ACTIVITY_FLAG_MARKER_START, Start, Name);
+    marker(RangeId, CUPTI_ACTIVITY_FLAG_MARKER_END, End, nullptr);
   }
 
-  void build() {
-    // Metadata first, as CUPTI delivers it.
+  void build(bool Metadata = true) {
+    if (Metadata)
+      buildMetadata();
+    buildWork();
+  }
+
+  void buildMetadata() {
+    // First, as CUPTI delivers it.
     trace::DeviceRecord D{};
     D.kind = CUPTI_ACTIVITY_KIND_DEVICE;
     D.id = 0;
@@ -139,6 +158,9 @@ struct CuptiRecordsFixture {
     N.name = "trainer";
     Records.push_back(raw(N));
 
+  }
+
+  void buildWork() {
     // GPU work before the calls that launched it: CUPTI's buffers for GPU
     // activity and for API calls complete in any order.
     kernel("sgemm_128x64", 7, 8000, 20000, 2);
@@ -147,26 +169,26 @@ struct CuptiRecordsFixture {
     Copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
     Copy.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
     Copy.bytes = 4096;
-    Copy.start = 20100;
-    Copy.end = 20400;
+    Copy.start = T + 20100;
+    Copy.end = T + 20400;
     Copy.deviceId = 0;
     Copy.contextId = 1;
     Copy.streamId = 7;
-    Copy.correlationId = 3;
+    Copy.correlationId = Id + 3;
     Records.push_back(raw(Copy));
     trace::MemsetRecord Set{};
     Set.kind = CUPTI_ACTIVITY_KIND_MEMSET;
     Set.bytes = 512;
-    Set.start = 20500;
-    Set.end = 20600;
+    Set.start = T + 20500;
+    Set.end = T + 20600;
     Set.deviceId = 0;
     Set.contextId = 1;
     Set.streamId = 7;
-    Set.correlationId = 4;
+    Set.correlationId = Id + 4;
     Records.push_back(raw(Set));
 
     range(2, "## forward ##", 500, 60000);
-    range(1, "step#0", 0, 100000);
+    range(1, StepName.c_str(), 0, 100000);
     api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
         "cudaMalloc_v3020", 1000, 1100, 1);
     api(CUPTI_ACTIVITY_KIND_RUNTIME,
@@ -192,29 +214,29 @@ struct CuptiRecordsFixture {
 
     trace::CudaEventRecord Event{};
     Event.kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
-    Event.correlationId = 5;
+    Event.correlationId = Id + 5;
     Event.contextId = 1;
     Event.streamId = 7;
-    Event.eventId = 9;
-    Event.cudaEventSyncId = 55;
+    Event.eventId = Id + 9;
+    Event.cudaEventSyncId = Id + 55;
     Records.push_back(raw(Event));
     trace::SynchronizationRecord Wait{};
     Wait.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
     Wait.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT;
-    Wait.start = 8400;
-    Wait.end = 8600;
-    Wait.correlationId = 6;
+    Wait.start = T + 8400;
+    Wait.end = T + 8600;
+    Wait.correlationId = Id + 6;
     Wait.contextId = 1;
     Wait.streamId = 13;
-    Wait.cudaEventId = 9;
-    Wait.cudaEventSyncId = 55;
+    Wait.cudaEventId = Id + 9;
+    Wait.cudaEventSyncId = Id + 55;
     Records.push_back(raw(Wait));
     trace::SynchronizationRecord DeviceSync{};
     DeviceSync.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
     DeviceSync.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE;
-    DeviceSync.start = 61000;
-    DeviceSync.end = 90000;
-    DeviceSync.correlationId = 8;
+    DeviceSync.start = T + 61000;
+    DeviceSync.end = T + 90000;
+    DeviceSync.correlationId = Id + 8;
     DeviceSync.contextId = 1;
     DeviceSync.streamId = 0xFFFFFFFFu;
     Records.push_back(raw(DeviceSync));
@@ -223,10 +245,10 @@ struct CuptiRecordsFixture {
     Alloc.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
     Alloc.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
     Alloc.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
-    Alloc.correlationId = 1;
-    Alloc.address = 0x7f0000000000ull;
+    Alloc.correlationId = Id + 1;
+    Alloc.address = 0x7f0000000000ull + (uint64_t(Id) << 20);
     Alloc.bytes = 2 << 20;
-    Alloc.timestamp = 1050;
+    Alloc.timestamp = T + 1050;
     Alloc.processId = Pid;
     Alloc.deviceId = 0;
     Alloc.contextId = 1;
@@ -239,18 +261,18 @@ struct CuptiRecordsFixture {
     Overhead.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
     Overhead.objectId.pt.processId = Pid;
     Overhead.objectId.pt.threadId = Tid;
-    Overhead.start = 95000;
-    Overhead.end = 95750;
+    Overhead.start = T + 95000;
+    Overhead.end = T + 95750;
     Records.push_back(raw(Overhead));
     trace::ExternalCorrelationRecord External{};
     External.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
     External.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
     External.externalId = 4242;
-    External.correlationId = 2;
+    External.correlationId = Id + 2;
     Records.push_back(raw(External));
     trace::MarkerDataRecord Data{};
     Data.kind = CUPTI_ACTIVITY_KIND_MARKER_DATA;
-    Data.id = 1;
+    Data.id = Id + 1;
     Data.color = 0xff00ff00u;
     Records.push_back(raw(Data));
   }

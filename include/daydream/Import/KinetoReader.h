@@ -34,8 +34,10 @@ struct KinetoOptions {
   bool KeepPythonFunctions = false;
   /// Traces of at least twice this many bytes are parsed this many bytes of
   /// events at a time, which is faster than one document and gives the same
-  /// model (lib/Import/KinetoChunks.h); 0 parses every trace whole.
-  size_t PieceBytes = size_t(1) << 20;
+  /// model (lib/Import/KinetoChunks.h); 0 parses every trace whole. Small
+  /// enough that a piece and simdjson's index of it fit in a core's L2 cache
+  /// together.
+  size_t PieceBytes = size_t(1) << 18;
 };
 
 /// Called about every 16 MB of input with the bytes parsed so far and the
