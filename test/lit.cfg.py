@@ -30,6 +30,10 @@ config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "I
 config.substitutions.append(("%examples", os.path.join(config.daydream_src_root, "examples")))
 config.substitutions.append(("%utils", os.path.join(config.daydream_src_root, "utils")))
 config.substitutions.append(("%fuzzers", config.daydream_tools_dir))
+# The build folder (test/Examples installs it into a temporary prefix).
+config.substitutions.append(("%daydream_build", config.daydream_obj_root))
+# The plugins test/CMakeLists.txt builds for test/Plugins.
+config.substitutions.append(("%plugins", os.path.join(config.daydream_obj_root, "test", "plugins")))
 
 if os.path.isdir(config.shared_traces_dir):
     config.available_features.add("shared-traces")

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/IR/IRReader.h"
+#include "daydream/Plugin/PluginLoader.h"
 #include "daydream/Pass/PassRegistry.h"
 #include "daydream/Tools/Drivers.h"
 #include "daydream/Tools/ToolSupport.h"
@@ -92,6 +93,12 @@ struct Options {
       "Print the graph (text form) to stderr after every pass", Category};
   BoolFlag TimePasses{"time-passes", "Report the time each pass took",
                       Category};
+  /// Read by pluginPathsInArgs() before parsing; declared for --help and so
+  /// that the parser accepts it.
+  cl::list<std::string> Plugins{
+      llvm::StringRef(LoadPluginOption),
+      cl::desc("Load a plugin's passes (they then work like built-in ones)"),
+      cl::value_desc("path"), cl::cat(Category)};
   cl::opt<bool> DebugPM{"debug-pass-manager",
                         cl::desc("Log passes and analyses as they run"),
                         cl::cat(Category)};
@@ -122,6 +129,10 @@ int dd::ddOptMain(int Argc, char **Argv) {
   registerBuiltinPasses(Registry);
 
   std::vector<const char *> Args(Argv, Argv + Argc);
+  // Before the flags are taken out: a plugin's passes are flags too.
+  for (const std::string &Path : pluginPathsInArgs(Args))
+    if (auto Loaded = loadPlugin(Path, {&Registry, nullptr}); !Loaded)
+      return reportError(Tool, Loaded.takeError());
   std::vector<PassFlag> Flags = extractPassFlags(Registry, Args);
 
   Options Opt(Registry);

@@ -8,6 +8,7 @@
 
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/IRReader.h"
+#include "daydream/Plugin/PluginLoader.h"
 #include "daydream/Sim/SchedulingPolicy.h"
 #include "daydream/Sim/Simulator.h"
 #include "daydream/Tools/Drivers.h"
@@ -40,8 +41,12 @@ struct Options {
   cl::opt<std::string> Policy{
       "policy",
       cl::desc("Scheduling policy for by-priority lanes (recorded-order, "
-               "shortest-first, note-priority)"),
+               "shortest-first, note-priority, or a plugin's)"),
       cl::value_desc("name"), cl::init("recorded-order"), cl::cat(Category)};
+  cl::list<std::string> Plugins{
+      llvm::StringRef(LoadPluginOption),
+      cl::desc("Load a plugin's scheduling policies (and passes)"),
+      cl::value_desc("path"), cl::cat(Category)};
 };
 } // namespace
 
@@ -57,7 +62,13 @@ int dd::ddSimMain(int Argc, char **Argv) {
           "-report=json\n"))
     return 1;
 
-  auto Policy = createSchedulingPolicy(Opt.Policy);
+  // A plugin's passes mean nothing here, but a plugin is loaded whole.
+  PassRegistry Passes;
+  std::vector<PolicyInfo> PluginPolicies;
+  for (const std::string &Path : Opt.Plugins)
+    if (auto Loaded = loadPlugin(Path, {&Passes, &PluginPolicies}); !Loaded)
+      return reportError(Tool, Loaded.takeError());
+  auto Policy = createPolicy(Opt.Policy, PluginPolicies);
   if (!Policy)
     return reportError(Tool, Policy.takeError());
   auto G = readGraphFile(Opt.Input);
