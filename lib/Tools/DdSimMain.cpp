@@ -13,6 +13,7 @@
 #include "daydream/Sim/Simulator.h"
 #include "daydream/Tools/Drivers.h"
 #include "daydream/Tools/SimReport.h"
+#include "daydream/Tools/SimTimeline.h"
 #include "daydream/Tools/ToolSupport.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -43,11 +44,51 @@ struct Options {
       cl::desc("Scheduling policy for by-priority lanes (recorded-order, "
                "shortest-first, note-priority, or a plugin's)"),
       cl::value_desc("name"), cl::init("recorded-order"), cl::cat(Category)};
+  cl::opt<std::string> Timeline{
+      "timeline",
+      cl::desc("Also write the run as a Chrome/Perfetto trace (JSON): the "
+               "baseline and the prediction side by side"),
+      cl::value_desc("file.json"), cl::cat(Category)};
+  cl::opt<std::string> TimelineBaseline{
+      "timeline-baseline",
+      cl::desc("The graph whose simulation is the timeline's baseline "
+               "(default: the input's own recorded times)"),
+      cl::value_desc("file.ddir"), cl::cat(Category)};
   cl::list<std::string> Plugins{
       llvm::StringRef(LoadPluginOption),
       cl::desc("Load a plugin's scheduling policies (and passes)"),
       cl::value_desc("path"), cl::cat(Category)};
 };
+/// -timeline: the baseline (another graph's simulation, or the input's
+/// recorded times) and the prediction, in one trace file.
+llvm::Error writeTimelineFile(const Options &Opt, llvm::StringRef InputName,
+                              const Graph &G, const SimResult &R,
+                              const SimOptions &SO) {
+  TimelineRun Predicted{("predicted: " + InputName).str(), &G, &R};
+  TimelineRun Baseline{("recorded: " + InputName + " (its own times)").str(),
+                       &G, nullptr};
+  llvm::Optional<Graph> BaseGraph;
+  llvm::Optional<SimResult> BaseResult;
+  if (!Opt.TimelineBaseline.empty()) {
+    auto BG = readGraphFile(Opt.TimelineBaseline);
+    if (!BG)
+      return BG.takeError();
+    BaseGraph = std::move(*BG);
+    auto BR = simulate(*BaseGraph, SO);
+    if (!BR)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     Opt.TimelineBaseline + ": " +
+                                         llvm::toString(BR.takeError()));
+    BaseResult = std::move(*BR);
+    Baseline = {"baseline: " + Opt.TimelineBaseline + " (simulated)",
+                &*BaseGraph, &*BaseResult};
+  }
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  writeTimeline(Baseline, Predicted, OS);
+  return writeTextFile(OS.str(), Opt.Timeline);
+}
+
 } // namespace
 
 int dd::ddSimMain(int Argc, char **Argv) {
@@ -82,6 +123,10 @@ int dd::ddSimMain(int Argc, char **Argv) {
       Opt.Input == "-" ? std::string("<stdin>") : Opt.Input.getValue();
   if (!R)
     return reportError(Tool, InputName + ": " + llvm::toString(R.takeError()));
+
+  if (!Opt.Timeline.empty())
+    if (llvm::Error E = writeTimelineFile(Opt, InputName, *G, *R, SO))
+      return reportError(Tool, std::move(E));
 
   std::string Report;
   llvm::raw_string_ostream OS(Report);
