@@ -4,6 +4,7 @@
 # FileCheck, not, count and split-file from LLVM 14. Features:
 #   shared-traces  ../shared/traces exists (real GPU traces; never copied here)
 #   fuzzer         the libFuzzer targets were built (Clang builds)
+#   rsvg-convert   SVG to PNG, for dd-sim -plot's test
 #   cupti          dd-trace and its CUPTI record reader were built (the CUDA
 #                  Toolkit was found); no GPU is needed
 #   cuda-driver    a CUDA driver (libcuda.so.1) loads here, so CUPTI can trace
@@ -47,6 +48,10 @@ if config.cupti_built:
 config.substitutions.append(("%fuzz_seconds", os.environ.get("DAYDREAM_FUZZ_SECONDS", "30")))
 if shutil.which("script"):
     config.available_features.add("script")
+# Renders dd-sim -plot's SVG to PNG (Debian's librsvg2-bin, installed by
+# utils/install-deps.sh).
+if shutil.which("rsvg-convert"):
+    config.available_features.add("rsvg-convert")
 # dd-trace's injection library, built with the rest of dd-trace.
 if config.cupti_built:
     config.substitutions.append(("%ddtrace_lib", config.ddtrace_library))

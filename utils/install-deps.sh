@@ -13,6 +13,7 @@ packages=(
   zlib1g-dev libxml2-dev libedit-dev libncurses-dev libffi-dev  # wanted by LLVMConfig.cmake
   bsdutils                             # `script`, for the terminal tests
   time                                 # /usr/bin/time, for utils/bench-import.sh
+  librsvg2-bin                         # rsvg-convert: the tests render dd-sim -plot's SVG
 )
 
 missing=()

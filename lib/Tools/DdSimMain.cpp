@@ -12,6 +12,7 @@
 #include "daydream/Sim/SchedulingPolicy.h"
 #include "daydream/Sim/Simulator.h"
 #include "daydream/Tools/Drivers.h"
+#include "daydream/Tools/SimPlot.h"
 #include "daydream/Tools/SimReport.h"
 #include "daydream/Tools/SimTimeline.h"
 #include "daydream/Tools/ToolSupport.h"
@@ -49,44 +50,61 @@ struct Options {
       cl::desc("Also write the run as a Chrome/Perfetto trace (JSON): the "
                "baseline and the prediction side by side"),
       cl::value_desc("file.json"), cl::cat(Category)};
-  cl::opt<std::string> TimelineBaseline{
-      "timeline-baseline",
-      cl::desc("The graph whose simulation is the timeline's baseline "
-               "(default: the input's own recorded times)"),
+  cl::opt<std::string> Plot{
+      "plot",
+      cl::desc("Also draw the baseline and the prediction (time by phase, "
+               "top kernels) as an SVG picture"),
+      cl::value_desc("file.svg"), cl::cat(Category)};
+  cl::opt<std::string> Baseline{
+      "baseline",
+      cl::desc("The graph whose simulation is -timeline's and -plot's "
+               "baseline (default: the input's own recorded times)"),
       cl::value_desc("file.ddir"), cl::cat(Category)};
   cl::list<std::string> Plugins{
       llvm::StringRef(LoadPluginOption),
       cl::desc("Load a plugin's scheduling policies (and passes)"),
       cl::value_desc("path"), cl::cat(Category)};
 };
-/// -timeline: the baseline (another graph's simulation, or the input's
-/// recorded times) and the prediction, in one trace file.
-llvm::Error writeTimelineFile(const Options &Opt, llvm::StringRef InputName,
-                              const Graph &G, const SimResult &R,
-                              const SimOptions &SO) {
-  TimelineRun Predicted{("predicted: " + InputName).str(), &G, &R};
-  TimelineRun Baseline{("recorded: " + InputName + " (its own times)").str(),
-                       &G, nullptr};
+/// -timeline and -plot: the baseline (another graph's simulation, or the
+/// input's recorded times) beside the prediction.
+llvm::Error writePictures(const Options &Opt, llvm::StringRef InputName,
+                          const Graph &G, const SimResult &R,
+                          const SimOptions &SO) {
+  RunView Predicted(("predicted: " + InputName).str(), G, &R);
   llvm::Optional<Graph> BaseGraph;
   llvm::Optional<SimResult> BaseResult;
-  if (!Opt.TimelineBaseline.empty()) {
-    auto BG = readGraphFile(Opt.TimelineBaseline);
+  if (!Opt.Baseline.empty()) {
+    auto BG = readGraphFile(Opt.Baseline);
     if (!BG)
       return BG.takeError();
     BaseGraph = std::move(*BG);
     auto BR = simulate(*BaseGraph, SO);
     if (!BR)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     Opt.TimelineBaseline + ": " +
+                                     Opt.Baseline + ": " +
                                          llvm::toString(BR.takeError()));
     BaseResult = std::move(*BR);
-    Baseline = {"baseline: " + Opt.TimelineBaseline + " (simulated)",
-                &*BaseGraph, &*BaseResult};
   }
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  writeTimeline(Baseline, Predicted, OS);
-  return writeTextFile(OS.str(), Opt.Timeline);
+  RunView Baseline =
+      BaseGraph ? RunView("baseline: " + Opt.Baseline + " (simulated)",
+                          *BaseGraph, &*BaseResult)
+                : RunView(("recorded: " + InputName + " (its own times)").str(),
+                          G, nullptr);
+  auto Write = [&](const std::string &Path, auto Draw) -> llvm::Error {
+    if (Path.empty())
+      return llvm::Error::success();
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    Draw(OS);
+    return writeTextFile(OS.str(), Path);
+  };
+  if (llvm::Error E = Write(Opt.Timeline, [&](llvm::raw_ostream &OS) {
+        writeTimeline(Baseline, Predicted, OS);
+      }))
+    return E;
+  return Write(Opt.Plot, [&](llvm::raw_ostream &OS) {
+    writePlot(Baseline, Predicted, OS);
+  });
 }
 
 } // namespace
@@ -124,8 +142,8 @@ int dd::ddSimMain(int Argc, char **Argv) {
   if (!R)
     return reportError(Tool, InputName + ": " + llvm::toString(R.takeError()));
 
-  if (!Opt.Timeline.empty())
-    if (llvm::Error E = writeTimelineFile(Opt, InputName, *G, *R, SO))
+  if (!Opt.Timeline.empty() || !Opt.Plot.empty())
+    if (llvm::Error E = writePictures(Opt, InputName, *G, *R, SO))
       return reportError(Tool, std::move(E));
 
   std::string Report;

@@ -11,7 +11,6 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 
-#include <algorithm>
 
 using namespace dd;
 
@@ -36,7 +35,7 @@ public:
     J.objectEnd();
   }
 
-  void run(const TimelineRun &Run, int Pid);
+  void run(const RunView &Run, int Pid);
 
 private:
   void metadata(int Pid, int64_t Tid, llvm::StringRef Kind,
@@ -84,56 +83,36 @@ void TimelineWriter::task(const Graph &G, TaskId T, int Pid, int64_t StartNs,
   });
 }
 
-void TimelineWriter::run(const TimelineRun &Run, int Pid) {
-  const Graph &G = *Run.G;
-  const SimResult *R = Run.Result;
-  // Each run counts from its own first task.
-  int64_t Origin = INT64_MAX;
-  for (TaskId T = 0; T != G.numTaskSlots(); ++T)
-    if (G.isLive(T))
-      Origin = std::min(Origin, R ? R->Start[T] : G.task(T).StartNs);
-  if (Origin == INT64_MAX)
-    Origin = 0;
-
-  metadata(Pid, -1, "process_name", Run.Label, 0);
+void TimelineWriter::run(const RunView &Run, int Pid) {
+  const Graph &G = Run.graph();
+  metadata(Pid, -1, "process_name", Run.label(), 0);
   metadata(Pid, -1, "process_sort_index", "", Pid);
   for (LaneId L = 0; L != G.numLanes(); ++L) {
     std::string Name = (toString(G.lane(L).Kind) + ": " +
-                         G.str(G.lane(L).Name))
+                        G.str(G.lane(L).Name))
                            .str();
     metadata(Pid, L, "thread_name", Name, 0);
     metadata(Pid, L, "thread_sort_index", "", L);
   }
-  for (TaskId T = 0; T != G.numTaskSlots(); ++T) {
-    if (!G.isLive(T))
-      continue;
-    int64_t Start = R ? R->Start[T] : G.task(T).StartNs;
-    int64_t Duration = R ? R->End[T] - R->Start[T] : G.task(T).DurationNs;
-    task(G, T, Pid, Start - Origin, Duration);
-  }
+  for (TaskId T = 0; T != G.numTaskSlots(); ++T)
+    if (G.isLive(T))
+      task(G, T, Pid, Run.start(T), Run.end(T) - Run.start(T));
 
   // Iterations on a track of their own, after the lanes.
   int64_t IterTid = int64_t(G.numLanes());
   metadata(Pid, IterTid, "thread_name", "iterations", 0);
   metadata(Pid, IterTid, "thread_sort_index", "", IterTid);
-  llvm::ArrayRef<Iteration> Its = G.iterations();
-  for (size_t I = 0; I != Its.size(); ++I) {
-    int64_t Start = Its[I].StartNs, Duration = Its[I].MeasuredNs;
-    if (R) {
-      Start = R->Iterations[I].PredictedStartNs;
-      Duration = R->Iterations[I].PredictedNs;
-    } else {
-      Start -= Origin; // recorded times count from the trace's clock
-    }
+  for (size_t I = 0; I != G.iterations().size(); ++I) {
+    int64_t Duration = Run.iterationDuration(I);
     if (Duration < 0)
       continue; // predicted without members, or never measured
     J.object([&] {
       J.attribute("ph", "X");
       J.attribute("pid", Pid);
       J.attribute("tid", IterTid);
-      J.attribute("name", G.str(Its[I].Name));
+      J.attribute("name", G.str(G.iterations()[I].Name));
       J.attribute("cat", "iteration");
-      J.attribute("ts", micros(R ? Start - Origin : Start));
+      J.attribute("ts", micros(Run.iterationStart(I)));
       J.attribute("dur", micros(Duration));
     });
   }
@@ -141,8 +120,8 @@ void TimelineWriter::run(const TimelineRun &Run, int Pid) {
 
 } // namespace
 
-void dd::writeTimeline(const TimelineRun &Baseline,
-                       const TimelineRun &Predicted, llvm::raw_ostream &OS) {
+void dd::writeTimeline(const RunView &Baseline, const RunView &Predicted,
+                       llvm::raw_ostream &OS) {
   TimelineWriter W(OS);
   W.begin();
   W.run(Baseline, 1);

@@ -5,7 +5,7 @@
 // open: one process for the baseline and one for the prediction, side by
 // side on one time axis, each with a track per lane (CPU threads, GPU
 // streams, communication channels) and a track of iterations. The baseline
-// is either another graph's simulation (-timeline-baseline=FILE, typically
+// is either another graph's simulation (-baseline=FILE, typically
 // the graph before the passes) or the graph's own recorded times.
 //
 // Times are microseconds (the format's unit) with nanosecond decimals,
@@ -16,25 +16,14 @@
 #ifndef DAYDREAM_TOOLS_SIMTIMELINE_H
 #define DAYDREAM_TOOLS_SIMTIMELINE_H
 
-#include "daydream/IR/Graph.h"
-#include "daydream/Sim/Simulator.h"
+#include "daydream/Tools/RunView.h"
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <string>
-
 namespace dd {
 
-/// One run on the timeline: a graph and its times (a simulation), or the
-/// graph's recorded times when Result is null.
-struct TimelineRun {
-  std::string Label;
-  const Graph *G = nullptr;
-  const SimResult *Result = nullptr;
-};
-
 /// Writes \p Baseline and \p Predicted as processes 1 and 2 of one trace.
-void writeTimeline(const TimelineRun &Baseline, const TimelineRun &Predicted,
+void writeTimeline(const RunView &Baseline, const RunView &Predicted,
                    llvm::raw_ostream &OS);
 
 } // namespace dd
