@@ -19,7 +19,7 @@ install(TARGETS ${DAYDREAM_INSTALLED_LIBRARIES} DaydreamPluginAPI
 install(EXPORT DaydreamTargets NAMESPACE Daydream::
   DESTINATION ${DAYDREAM_INSTALL_CMAKEDIR})
 
-set(DAYDREAM_INSTALLED_TOOLS dd-import dd-opt dd-sim)
+set(DAYDREAM_INSTALLED_TOOLS dd-diff dd-import dd-opt dd-sim)
 if(DAYDREAM_HAVE_CUPTI)
   list(APPEND DAYDREAM_INSTALLED_TOOLS dd-trace)
   # Where dd-trace looks for it: lib/ beside its bin/.

@@ -1,0 +1,114 @@
+//===- DdDiffMain.cpp - The dd-diff driver --------------------------------===//
+//
+// dd-diff A B compares two graphs' GPU time by kernel class and by layer,
+// per iteration (GraphDiff.h): a recorded baseline against a recorded
+// optimized run, or, with -simulate=a, a prediction against reality.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/IR/IRReader.h"
+#include "daydream/Sim/Simulator.h"
+#include "daydream/Tools/Drivers.h"
+#include "daydream/Tools/GraphDiff.h"
+#include "daydream/Tools/ToolSupport.h"
+
+#include "llvm/ADT/Optional.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+
+using namespace dd;
+namespace cl = llvm::cl;
+
+static constexpr const char *Tool = "dd-diff";
+
+namespace {
+
+enum class Simulate { None, A, B, Both };
+enum class ReportFormat { Text, Json };
+
+struct Options {
+  cl::OptionCategory Category{"dd-diff options"};
+  cl::opt<std::string> A{cl::Positional, cl::desc("<A .ddir>"), cl::Required,
+                         cl::cat(Category)};
+  cl::opt<std::string> B{cl::Positional, cl::desc("<B .ddir>"), cl::Required,
+                         cl::cat(Category)};
+  cl::opt<Simulate> Sim{
+      "simulate", cl::desc("Which runs to simulate (default: neither; their "
+                           "recorded times are compared)"),
+      cl::init(Simulate::None),
+      cl::values(clEnumValN(Simulate::None, "none", "recorded times"),
+                 clEnumValN(Simulate::A, "a", "simulate A (a prediction)"),
+                 clEnumValN(Simulate::B, "b", "simulate B"),
+                 clEnumValN(Simulate::Both, "both", "simulate both")),
+      cl::cat(Category)};
+  cl::opt<ReportFormat> Format{
+      "report", cl::desc("Report format"), cl::init(ReportFormat::Text),
+      cl::values(clEnumValN(ReportFormat::Text, "text", "tables"),
+                 clEnumValN(ReportFormat::Json, "json", "JSON for machines")),
+      cl::cat(Category)};
+  cl::opt<unsigned> Top{"top", cl::desc("Layers to list (default 20)"),
+                        cl::init(20), cl::cat(Category)};
+  cl::opt<std::string> Output{"o", cl::desc("Report file ('-' for stdout)"),
+                              cl::value_desc("file"), cl::init("-"),
+                              cl::cat(Category)};
+};
+
+/// A graph and, if asked, its simulation, kept alive for the RunView.
+struct LoadedRun {
+  Graph G;
+  llvm::Optional<SimResult> R;
+};
+
+llvm::Expected<LoadedRun> load(llvm::StringRef Path, bool Simulated) {
+  auto G = readGraphFile(Path);
+  if (!G)
+    return G.takeError();
+  LoadedRun Run{std::move(*G), llvm::None};
+  if (Simulated) {
+    auto R = simulate(Run.G);
+    if (!R)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     Path + ": " +
+                                         llvm::toString(R.takeError()));
+    Run.R = std::move(*R);
+  }
+  return std::move(Run);
+}
+
+} // namespace
+
+int dd::ddDiffMain(int Argc, char **Argv) {
+  llvm::InitLLVM X(Argc, Argv);
+  Options Opt;
+  cl::HideUnrelatedOptions(Opt.Category);
+  if (!cl::ParseCommandLineOptions(
+          Argc, Argv,
+          "dd-diff: compare two runs' GPU time by kernel class and layer\n\n"
+          "  dd-diff baseline.ddir optimized.ddir\n"
+          "  dd-diff -simulate=a predicted.ddir measured.ddir\n"))
+    return 1;
+  bool SimA = Opt.Sim == Simulate::A || Opt.Sim == Simulate::Both;
+  bool SimB = Opt.Sim == Simulate::B || Opt.Sim == Simulate::Both;
+  auto A = load(Opt.A, SimA);
+  if (!A)
+    return reportError(Tool, A.takeError());
+  auto B = load(Opt.B, SimB);
+  if (!B)
+    return reportError(Tool, B.takeError());
+  auto Label = [](const std::string &Path, bool Simulated) {
+    return (Path == "-" ? std::string("<stdin>") : Path) +
+           (Simulated ? " (simulated)" : " (recorded)");
+  };
+  RunView VA(Label(Opt.A, SimA), A->G, A->R ? &*A->R : nullptr);
+  RunView VB(Label(Opt.B, SimB), B->G, B->R ? &*B->R : nullptr);
+  GraphDiff D = diffRuns(VA, VB, Opt.Top);
+  std::string Report;
+  llvm::raw_string_ostream OS(Report);
+  if (Opt.Format == ReportFormat::Json)
+    printGraphDiffJson(D, OS);
+  else
+    printGraphDiffText(D, OS);
+  if (llvm::Error E = writeTextFile(OS.str(), Opt.Output))
+    return reportError(Tool, std::move(E));
+  return 0;
+}
