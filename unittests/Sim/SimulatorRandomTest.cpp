@@ -7,82 +7,19 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../IR/GraphBuilder.h"
+#include "RandomDag.h"
 #include "SimTestUtil.h"
 #include "daydream/Sim/SchedulingPolicy.h"
 
 #include "gtest/gtest.h"
 
 #include <algorithm>
-#include <random>
 #include <tuple>
 
 using namespace dd;
 using namespace dd::test;
 
 namespace {
-
-//===----------------------------------------------------------------------===//
-// Random DAGs
-//===----------------------------------------------------------------------===//
-
-/// A random graph whose edges and lane lists all follow one random
-/// topological order that is unrelated to task ids; a few tasks are removed.
-struct RandomDag {
-  Graph G;
-  std::vector<TaskId> Topo; // Live tasks only.
-};
-
-RandomDag makeRandomDag(uint32_t Seed, bool PriorityLanes) {
-  std::mt19937 Rng(Seed);
-  auto Pick = [&](uint32_t N) { return static_cast<uint32_t>(Rng() % N); };
-  RandomDag D;
-  Graph &G = D.G;
-  const unsigned NumLanes = 2 + Pick(5);
-  for (unsigned L = 0; L != NumLanes; ++L) {
-    LaneOrder Order =
-        PriorityLanes && L % 2 ? LaneOrder::ByPriority : LaneOrder::InOrder;
-    addLane(G, "lane" + std::to_string(L), static_cast<LaneKind>(Pick(3)),
-            Order);
-  }
-  const unsigned N = 200 + Pick(200);
-  for (unsigned I = 0; I != N; ++I)
-    addTask(G, Pick(NumLanes), "t" + std::to_string(I), 1000 + Pick(20000),
-            Pick(4) ? Pick(50) : 0, TaskKind::CpuOp, Pick(3) ? 0 : Pick(6));
-
-  std::vector<TaskId> Perm(N);
-  for (unsigned I = 0; I != N; ++I)
-    Perm[I] = I;
-  std::shuffle(Perm.begin(), Perm.end(), Rng);
-  std::vector<unsigned> Pos(N);
-  for (unsigned I = 0; I != N; ++I) {
-    Pos[Perm[I]] = I;
-    G.moveTask(Perm[I], G.task(Perm[I]).Lane); // Lane lists follow Perm.
-  }
-  for (unsigned I = 0, M = 2 * N; I != M; ++I) {
-    TaskId A = Pick(N), B = Pick(N);
-    if (A == B)
-      continue;
-    if (Pos[A] > Pos[B])
-      std::swap(A, B);
-    auto Kind = static_cast<EdgeKind>(Pick(NumEdgeKinds));
-    // A Sync wait on a ByPriority lane may hold the lane from the very task
-    // it waits for (see HeldPriorityLaneIsAnError).
-    if (Kind == EdgeKind::Sync &&
-        G.lane(G.task(B).Lane).Order == LaneOrder::ByPriority)
-      Kind = EdgeKind::Data;
-    G.addEdge(A, B, Kind);
-  }
-  for (unsigned I = 0; I != N / 20; ++I)
-    G.removeTask(Pick(N));
-  for (TaskId T : Perm)
-    if (G.isLive(T))
-      D.Topo.push_back(T);
-  G.iterationsMut() = {{5000, -1, G.intern("b")},
-                       {1000, 7, G.intern("a")},
-                       {15000, -1, G.intern("c")}};
-  return D;
-}
 
 /// The formulas of Simulator.h for InOrder lanes, evaluated the naive way:
 /// start from times too early and re-apply every rule until nothing moves.

@@ -1,0 +1,107 @@
+//===- MemoryBreakdown.h - Where a trace's memory goes ----------*- C++ -*-===//
+//
+// The memory breakdown of the TBD benchmark study (Zhu et al., IISWC 2018)
+// from a graph's memory events: each allocation is paired with its free and
+// put in one category by the phase and iteration it was allocated and freed
+// in, and per device the live bytes of every category are followed over
+// time, giving a timeline and its peak.
+//
+// Pairing. A free pairs with the live allocation at its (device, address).
+// Events without an address (the PyTorch profiler's 2021 format records
+// none) pair with the latest live allocation of the same device and size:
+// tensors tend to die in the reverse order of their birth (backward frees
+// activations last-in first-out), but blocks of equal size are then
+// interchangeable, so such pairings are counted apart. A free that pairs
+// with nothing (its block predates the trace) is counted and changes no
+// category.
+//
+// Phase and iteration of an event. The iteration is the last one starting at
+// or before the event (none before the first). The phase is that of the
+// task on the event's lane (the allocating CPU thread) that contains the
+// event in recorded time; between tasks, an allocation takes the phase of
+// the next task on the lane (memory is allocated for the op about to run)
+// and a free that of the previous one (a block dies after its last use),
+// falling back to the other side at the ends of the lane. An event without a
+// lane, or on a lane without tasks, is in phase Other.
+//
+// Categories, first rule that matches:
+//   weights           never freed, allocated before the first iteration or
+//                     in the first iteration's forward phase
+//   activations       allocated in forward, freed in backward of the same
+//                     iteration
+//   weight-gradients  allocated in backward, and never freed, freed in the
+//                     optimizer phase or freed in a later iteration
+//   optimizer-state   allocated in the optimizer phase, never freed
+//   workspace         freed in the phase and iteration it was allocated in
+//   other             anything else
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_ANALYSIS_MEMORYBREAKDOWN_H
+#define DAYDREAM_ANALYSIS_MEMORYBREAKDOWN_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace dd {
+
+class Graph;
+
+enum class MemoryCategory : uint8_t {
+  Weights,
+  WeightGradients,
+  OptimizerState,
+  Activations,
+  Workspace,
+  Other,
+};
+constexpr unsigned NumMemoryCategories = 6;
+
+/// "weights", "weight-gradients", "optimizer-state", "activations",
+/// "workspace", "other".
+llvm::StringRef toString(MemoryCategory C);
+
+using CategoryBytes = std::array<int64_t, NumMemoryCategories>;
+
+/// Live bytes by category once every event of one time has happened.
+struct MemorySample {
+  int64_t TimeNs = 0;
+  CategoryBytes Live = {};
+  int64_t total() const;
+};
+
+struct DeviceMemory {
+  /// -1 for host memory.
+  int32_t Device = -1;
+  uint64_t Allocations = 0, Frees = 0;
+  uint64_t PairedByAddress = 0, PairedBySize = 0;
+  uint64_t UnmatchedFrees = 0;
+  int64_t UnmatchedFreeBytes = 0;
+  /// Bytes and number of allocations per category, over the whole trace.
+  CategoryBytes AllocatedBytes = {};
+  std::array<uint64_t, NumMemoryCategories> AllocationCount = {};
+  /// One sample per distinct event time on this device, in time order.
+  std::vector<MemorySample> Timeline;
+  /// Index in Timeline of the first sample with the largest total.
+  size_t Peak = 0;
+  /// The Graph::iterations() index of the iteration the peak falls in, -1 if
+  /// none.
+  int64_t PeakIteration = -1;
+  /// Largest running total the allocator reported, -1 if it reported none.
+  int64_t AllocatorPeak = -1;
+};
+
+struct MemoryBreakdown {
+  /// Devices with memory events, by index (host, -1, first).
+  std::vector<DeviceMemory> Devices;
+};
+
+/// O(n log n) in memory events and tasks.
+MemoryBreakdown computeMemoryBreakdown(const Graph &G);
+
+} // namespace dd
+
+#endif // DAYDREAM_ANALYSIS_MEMORYBREAKDOWN_H

@@ -1,0 +1,244 @@
+//===- MemoryBreakdown.cpp - Where a trace's memory goes ------------------===//
+//
+// Three sweeps over the memory events in time order: find each event's phase
+// and iteration (binary searches over per-lane task lists and the iteration
+// starts, sorted once), pair frees with allocations (hash maps keyed by
+// address, or by size for events without one), then classify each block and
+// replay the events per device to build the timeline. The rules are in the
+// header; this file follows them in that order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/Analysis/MemoryBreakdown.h"
+
+#include "daydream/IR/Graph.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+using namespace dd;
+
+namespace {
+
+constexpr size_t NoEvent = ~size_t(0);
+
+/// Tasks of one lane in recorded time, for "which task was the thread
+/// running at time T".
+struct LaneSpan {
+  int64_t Begin, End;
+  Phase Ph;
+};
+
+class PhaseLookup {
+public:
+  explicit PhaseLookup(const Graph &G) : ByLane(G.numLanes()) {
+    for (TaskId T = 0; T != G.numTaskSlots(); ++T)
+      if (G.isLive(T)) {
+        const Task &Tk = G.task(T);
+        ByLane[Tk.Lane].push_back(
+            {Tk.StartNs, Tk.StartNs + Tk.DurationNs, Tk.Phase});
+      }
+    for (std::vector<LaneSpan> &Spans : ByLane)
+      std::stable_sort(Spans.begin(), Spans.end(),
+                       [](const LaneSpan &A, const LaneSpan &B) {
+                         return A.Begin < B.Begin;
+                       });
+  }
+
+  /// The phase of the task containing \p TimeNs on \p L; between tasks, of
+  /// the next one if \p PreferNext, else of the previous one.
+  Phase phaseAt(LaneId L, int64_t TimeNs, bool PreferNext) const {
+    if (L == NoId || ByLane[L].empty())
+      return Phase::Other;
+    const std::vector<LaneSpan> &Spans = ByLane[L];
+    auto Next = std::upper_bound(
+        Spans.begin(), Spans.end(), TimeNs,
+        [](int64_t T, const LaneSpan &S) { return T < S.Begin; });
+    if (Next == Spans.begin())
+      return Next->Ph; // before the lane's first task
+    auto Prev = std::prev(Next);
+    if (TimeNs < Prev->End || Next == Spans.end() || !PreferNext)
+      return Prev->Ph;
+    return Next->Ph;
+  }
+
+private:
+  std::vector<std::vector<LaneSpan>> ByLane;
+};
+
+/// Which iteration a time falls in: the position in start order of the last
+/// one starting at or before it (-1 before the first), so that positions
+/// compare as "earlier" and "later".
+class IterationLookup {
+public:
+  explicit IterationLookup(const Graph &G) {
+    for (size_t I = 0; I != G.iterations().size(); ++I)
+      Starts.push_back({G.iterations()[I].StartNs, I});
+    std::sort(Starts.begin(), Starts.end());
+  }
+  int64_t at(int64_t TimeNs) const {
+    return int64_t(std::upper_bound(Starts.begin(), Starts.end(),
+                                    std::make_pair(TimeNs, ~size_t(0))) -
+                   Starts.begin()) -
+           1;
+  }
+  /// The Graph::iterations() index of position \p Pos, -1 for -1.
+  int64_t graphIndex(int64_t Pos) const {
+    return Pos < 0 ? -1 : int64_t(Starts[Pos].second);
+  }
+
+private:
+  std::vector<std::pair<int64_t, size_t>> Starts;
+};
+
+struct EventPlace {
+  Phase Ph = Phase::Other;
+  int64_t Iteration = -1;
+};
+
+MemoryCategory classify(const EventPlace &A, const EventPlace *F) {
+  if (!F && (A.Iteration < 0 || (A.Iteration == 0 && A.Ph == Phase::Forward)))
+    return MemoryCategory::Weights;
+  if (F && A.Ph == Phase::Forward && F->Ph == Phase::Backward &&
+      A.Iteration == F->Iteration)
+    return MemoryCategory::Activations;
+  if (A.Ph == Phase::Backward &&
+      (!F || F->Ph == Phase::Optimizer || F->Iteration > A.Iteration))
+    return MemoryCategory::WeightGradients;
+  if (!F && A.Ph == Phase::Optimizer)
+    return MemoryCategory::OptimizerState;
+  if (F && A.Ph == F->Ph && A.Iteration == F->Iteration)
+    return MemoryCategory::Workspace;
+  return MemoryCategory::Other;
+}
+
+} // namespace
+
+llvm::StringRef dd::toString(MemoryCategory C) {
+  static const char *const Names[NumMemoryCategories] = {
+      "weights",     "weight-gradients", "optimizer-state",
+      "activations", "workspace",        "other"};
+  return Names[unsigned(C)];
+}
+
+int64_t MemorySample::total() const {
+  return std::accumulate(Live.begin(), Live.end(), int64_t(0));
+}
+
+MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G) {
+  llvm::ArrayRef<MemoryEvent> Events = G.memoryEvents();
+  // Graphs read from files are sorted already; passes may have added
+  // events out of order.
+  std::vector<size_t> Order(Events.size());
+  std::iota(Order.begin(), Order.end(), 0);
+  std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+    return Events[A].TimeNs < Events[B].TimeNs;
+  });
+
+  PhaseLookup Phases(G);
+  IterationLookup Iterations(G);
+  std::vector<EventPlace> Place(Events.size());
+  for (size_t I = 0; I != Events.size(); ++I)
+    Place[I] = {Phases.phaseAt(Events[I].Lane, Events[I].TimeNs,
+                               /*PreferNext=*/Events[I].Bytes > 0),
+                Iterations.at(Events[I].TimeNs)};
+
+  // Devices in index order; each event's device entry.
+  std::map<int32_t, DeviceMemory> Devices;
+  for (const MemoryEvent &E : Events)
+    Devices[E.Device].Device = E.Device;
+
+  // Pair frees with allocations. AllocOf[free] is its allocation's index.
+  std::vector<size_t> AllocOf(Events.size(), NoEvent);
+  std::vector<size_t> FreeOf(Events.size(), NoEvent);
+  llvm::DenseMap<std::pair<int32_t, uint64_t>, size_t> LiveByAddress;
+  llvm::DenseMap<std::pair<int32_t, int64_t>, std::vector<size_t>> LiveBySize;
+  for (size_t I : Order) {
+    const MemoryEvent &E = Events[I];
+    DeviceMemory &D = Devices[E.Device];
+    if (E.TotalAllocated >= 0)
+      D.AllocatorPeak = std::max(D.AllocatorPeak, E.TotalAllocated);
+    if (E.Bytes > 0) {
+      ++D.Allocations;
+      if (E.Address)
+        LiveByAddress[{E.Device, E.Address}] = I;
+      else
+        LiveBySize[{E.Device, E.Bytes}].push_back(I);
+      continue;
+    }
+    if (E.Bytes == 0)
+      continue;
+    ++D.Frees;
+    size_t Alloc = NoEvent;
+    if (E.Address) {
+      auto It = LiveByAddress.find({E.Device, E.Address});
+      if (It != LiveByAddress.end()) {
+        Alloc = It->second;
+        LiveByAddress.erase(It);
+        ++D.PairedByAddress;
+      }
+    } else {
+      auto It = LiveBySize.find({E.Device, -E.Bytes});
+      if (It != LiveBySize.end() && !It->second.empty()) {
+        Alloc = It->second.back();
+        It->second.pop_back();
+        ++D.PairedBySize;
+      }
+    }
+    if (Alloc == NoEvent) {
+      ++D.UnmatchedFrees;
+      D.UnmatchedFreeBytes += -E.Bytes;
+      continue;
+    }
+    AllocOf[I] = Alloc;
+    FreeOf[Alloc] = I;
+  }
+
+  // Classify blocks and replay the events of each device over time.
+  std::vector<MemoryCategory> CategoryOf(Events.size(), MemoryCategory::Other);
+  for (size_t I : Order) {
+    const MemoryEvent &E = Events[I];
+    DeviceMemory &D = Devices[E.Device];
+    if (D.Timeline.empty() || D.Timeline.back().TimeNs != E.TimeNs) {
+      MemorySample Next;
+      if (!D.Timeline.empty())
+        Next.Live = D.Timeline.back().Live;
+      Next.TimeNs = E.TimeNs;
+      D.Timeline.push_back(Next);
+    }
+    CategoryBytes &Live = D.Timeline.back().Live;
+    if (E.Bytes > 0) {
+      size_t Free = FreeOf[I];
+      MemoryCategory C =
+          classify(Place[I], Free == NoEvent ? nullptr : &Place[Free]);
+      CategoryOf[I] = C;
+      Live[unsigned(C)] += E.Bytes;
+      D.AllocatedBytes[unsigned(C)] += E.Bytes;
+      ++D.AllocationCount[unsigned(C)];
+    } else if (AllocOf[I] != NoEvent) {
+      // The allocation's size, so that a category never goes negative even
+      // if a free reports another size for the same address.
+      size_t A = AllocOf[I];
+      Live[unsigned(CategoryOf[A])] -= Events[A].Bytes;
+    }
+  }
+
+  MemoryBreakdown B;
+  for (auto &Entry : Devices) {
+    DeviceMemory &D = Entry.second;
+    int64_t Best = -1;
+    for (size_t S = 0; S != D.Timeline.size(); ++S)
+      if (D.Timeline[S].total() > Best) {
+        Best = D.Timeline[S].total();
+        D.Peak = S;
+      }
+    if (!D.Timeline.empty())
+      D.PeakIteration =
+          Iterations.graphIndex(Iterations.at(D.Timeline[D.Peak].TimeNs));
+    B.Devices.push_back(std::move(D));
+  }
+  return B;
+}

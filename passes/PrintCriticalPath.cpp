@@ -1,0 +1,296 @@
+//===- PrintCriticalPath.cpp - Print what the simulated run waited on -----===//
+//
+// print<critical-path>{json=false top=10 tasks=false policy=recorded-order}
+//
+// Simulates the graph as the pipeline left it and reports the critical path
+// of that run (Sim/CriticalPath.h): its length, which is the makespan, and
+// where that time goes by task kind, phase and lane kind, with gaps (time
+// the trace did not see) on their own line so every breakdown adds up to the
+// length; the GPU work and the layers that hold most of it; and how many
+// tasks have how much slack. A printer pass: it changes nothing, preserves
+// every analysis and writes to the report stream in a fixed order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/Analysis/TopologicalOrder.h"
+#include "daydream/IR/Graph.h"
+#include "daydream/Pass/PassOptions.h"
+#include "daydream/Passes/BuiltinPasses.h"
+#include "daydream/Sim/CriticalPath.h"
+#include "daydream/Sim/SchedulingPolicy.h"
+#include "daydream/Sim/Simulator.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+using namespace dd;
+
+namespace {
+
+struct PrintCriticalPathOptions {
+  bool Json = false;
+  int64_t Top = 10;
+  bool Tasks = false;
+  std::string Policy = "recorded-order";
+};
+
+void declare(PassOptionParser &P, PrintCriticalPathOptions &O) {
+  P.add("json", O.Json, "print JSON instead of text");
+  P.add("top", O.Top, "how many kernel names and layers to list (>= 0)");
+  P.add("tasks", O.Tasks, "also list every task on the path");
+  P.add("policy", O.Policy, "scheduling policy for by-priority lanes");
+}
+
+llvm::Error validate(const PrintCriticalPathOptions &O) {
+  if (O.Top < 0)
+    return optionError("top must be >= 0");
+  auto Policy = createSchedulingPolicy(O.Policy);
+  return Policy ? llvm::Error::success() : Policy.takeError();
+}
+
+/// Time on the path of one kernel name or layer.
+struct Group {
+  llvm::StringRef Name;
+  int64_t Ns = 0;
+  uint64_t Count = 0;
+};
+
+/// Slack histogram: zero, then below 1 us, 10 us, ..., 1 s, then the rest.
+constexpr int64_t SlackBounds[] = {1,       1000,     10000,     100000,
+                                   1000000, 10000000, 100000000, 1000000000};
+constexpr const char *SlackLabels[] = {"zero",   "<1us", "<10us",
+                                       "<100us", "<1ms", "<10ms",
+                                       "<100ms", "<1s",  ">=1s"};
+constexpr size_t NumSlackBuckets = std::size(SlackLabels);
+
+struct Report {
+  const SimResult *Sim = nullptr;
+  CriticalPath Path;
+  CriticalPathBreakdown Time;
+  uint64_t Blocked = 0;
+  std::vector<Group> Kernels, Layers;
+  uint64_t SlackCounts[NumSlackBuckets] = {};
+};
+
+/// Time on the path grouped by the name \p NameOf gives a task (NoId: not
+/// grouped), most first, ties by name; with \p WithGaps the untraced time
+/// before each task counts too.
+template <typename NameFn>
+std::vector<Group> topGroups(const Graph &G, const CriticalPath &P, size_t Top,
+                             bool WithGaps, NameFn NameOf) {
+  // Indexed by StrId rather than hashed: a path can hold millions of steps
+  // and the string table is small next to it.
+  std::vector<uint32_t> Index(G.strings().size(), NoId);
+  std::vector<Group> Groups;
+  for (const CriticalStep &S : P.Steps) {
+    StrId Name = NameOf(G.task(S.Task));
+    if (Name == NoId)
+      continue;
+    if (Index[Name] == NoId) {
+      Index[Name] = Groups.size();
+      Groups.push_back(Group{G.str(Name)});
+    }
+    Group &Gr = Groups[Index[Name]];
+    Gr.Ns += S.WorkNs + (WithGaps ? S.GapNs : 0);
+    ++Gr.Count;
+  }
+  llvm::sort(Groups, [](const Group &A, const Group &B) {
+    return std::make_pair(-A.Ns, A.Name) < std::make_pair(-B.Ns, B.Name);
+  });
+  if (Groups.size() > Top)
+    Groups.resize(Top);
+  return Groups;
+}
+
+size_t slackBucket(int64_t Slack) {
+  return std::upper_bound(std::begin(SlackBounds), std::end(SlackBounds),
+                          Slack) -
+         std::begin(SlackBounds);
+}
+
+std::string percentOf(int64_t Part, int64_t Whole) {
+  double Share = Whole ? 100.0 * double(Part) / double(Whole) : 0.0;
+  return llvm::formatv("{0:f1}%", Share).str();
+}
+
+class PrintCriticalPath {
+public:
+  explicit PrintCriticalPath(PrintCriticalPathOptions O) : O(std::move(O)) {}
+
+  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
+    auto &Topo = AM.getResult<TopologicalOrderAnalysis>(G);
+    if (!Topo.Error.empty())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     Topo.Error);
+    auto Policy = createSchedulingPolicy(O.Policy);
+    if (!Policy)
+      return Policy.takeError();
+    SimOptions SO;
+    SO.Order = &Topo.Order.Order;
+    SO.Policy = Policy->get();
+    llvm::Expected<SimResult> Sim = simulate(G, SO);
+    if (!Sim)
+      return Sim.takeError();
+    llvm::Expected<CriticalPath> Path = findCriticalPath(G, *Sim, Topo.Order);
+    if (!Path)
+      return Path.takeError();
+
+    Report Rep;
+    Rep.Sim = &*Sim;
+    Rep.Path = std::move(*Path);
+    summarize(G, Topo.Order.Order, Rep);
+    if (O.Json)
+      printJson(G, Rep, AM.reportStream());
+    else
+      printText(G, Rep, AM.reportStream());
+    return PreservedAnalyses::all();
+  }
+
+private:
+  void summarize(const Graph &G, llvm::ArrayRef<TaskId> Live,
+                 Report &Rep) const {
+    Rep.Time = breakDown(G, Rep.Path);
+    for (const CriticalStep &S : Rep.Path.Steps)
+      Rep.Blocked += S.Blocked;
+    // A copy or collective can hold up a step as much as a kernel can. A
+    // GPU task's gap is the GPU's scheduling latency, not the kernel's.
+    Rep.Kernels = topGroups(G, Rep.Path, O.Top, false, [](const Task &Tk) {
+      return isGpuWork(Tk.Kind) ? Tk.Name : NoId;
+    });
+    // By name: importers make one layer per distinct chain of enclosing
+    // operators, so one operator's time is spread over many layers. A CPU
+    // task's gap is untraced work inside the operators that enclose it.
+    Rep.Layers = topGroups(G, Rep.Path, O.Top, true, [&](const Task &Tk) {
+      return Tk.Layer == NoId ? NoId : G.layer(Tk.Layer).Name;
+    });
+    for (TaskId T : Live)
+      ++Rep.SlackCounts[slackBucket(Rep.Path.SlackNs[T])];
+  }
+
+  void printText(const Graph &G, const Report &Rep,
+                 llvm::raw_ostream &OS) const {
+    const int64_t Len = Rep.Sim->MakespanNs;
+    auto Line = [&](llvm::StringRef Name, int64_t Ns) {
+      OS << "    " << Name << " " << Ns << " ns " << percentOf(Ns, Len) << "\n";
+    };
+    auto Breakdown = [&](llvm::StringRef Title, auto EnumTag,
+                         const int64_t *ByKey, size_t N, bool GapLine) {
+      using EnumT = decltype(EnumTag);
+      OS << "  " << Title << ":\n";
+      for (size_t I = 0; I != N; ++I)
+        if (ByKey[I])
+          Line(toString(EnumT(I)), ByKey[I]);
+      if (GapLine)
+        Line("gap", Rep.Time.GapNs);
+    };
+    auto Groups = [&](llvm::StringRef Title, const std::vector<Group> &Gs) {
+      OS << "  " << Title << ":\n";
+      for (const Group &Gr : Gs)
+        OS << "    " << Gr.Ns << " ns " << percentOf(Gr.Ns, Len) << " "
+           << Gr.Count << "x " << Gr.Name << "\n";
+    };
+
+    OS << "print<critical-path>:\n";
+    OS << "  length " << Len << " ns\n";
+    OS << "  tasks " << Rep.Path.Steps.size() << " of " << G.numTasks() << " ("
+       << Rep.Blocked << " blocked on a sync)\n";
+    Breakdown("by task kind", TaskKind(), Rep.Time.ByTaskKind, NumTaskKinds,
+              true);
+    Breakdown("by phase", Phase(), Rep.Time.ByPhase, NumPhases, false);
+    Breakdown("by lane kind", LaneKind(), Rep.Time.ByLaneKind, NumLaneKinds,
+              true);
+    Groups("top kernels", Rep.Kernels);
+    Groups("top layers", Rep.Layers);
+    OS << "  slack:\n";
+    for (size_t I = 0; I != NumSlackBuckets; ++I)
+      if (Rep.SlackCounts[I])
+        OS << "    " << SlackLabels[I] << " " << Rep.SlackCounts[I] << "\n";
+    if (!O.Tasks)
+      return;
+    OS << "  path:\n";
+    for (const CriticalStep &S : Rep.Path.Steps)
+      OS << llvm::formatv("    %{0} '{1}' start {2} end {3} gap {4} slack "
+                          "{5}{6}\n",
+                          S.Task, G.str(G.task(S.Task).Name),
+                          Rep.Sim->Start[S.Task] - Rep.Sim->OriginNs,
+                          Rep.Sim->End[S.Task] - Rep.Sim->OriginNs, S.GapNs,
+                          Rep.Path.SlackNs[S.Task],
+                          S.Blocked ? " blocked" : "");
+  }
+
+  void printJson(const Graph &G, const Report &Rep,
+                 llvm::raw_ostream &OS) const {
+    auto Breakdown = [&](auto EnumTag, const int64_t *ByKey, size_t N,
+                         bool GapKey) {
+      using EnumT = decltype(EnumTag);
+      llvm::json::Object Obj;
+      if (GapKey)
+        Obj["gap"] = Rep.Time.GapNs;
+      for (size_t I = 0; I != N; ++I)
+        if (ByKey[I])
+          Obj[toString(EnumT(I))] = ByKey[I];
+      return Obj;
+    };
+    auto Groups = [](const std::vector<Group> &Gs) {
+      llvm::json::Array Arr;
+      for (const Group &Gr : Gs)
+        Arr.push_back(llvm::json::Object{
+            {"name", Gr.Name}, {"ns", Gr.Ns}, {"count", int64_t(Gr.Count)}});
+      return Arr;
+    };
+    llvm::json::Array Slack;
+    for (size_t I = 0; I != NumSlackBuckets; ++I)
+      Slack.push_back(llvm::json::Object{
+          {"bucket", SlackLabels[I]}, {"tasks", int64_t(Rep.SlackCounts[I])}});
+
+    llvm::json::Object Root{
+        {"length_ns", Rep.Sim->MakespanNs},
+        {"origin_ns", Rep.Sim->OriginNs},
+        {"tasks", int64_t(Rep.Path.Steps.size())},
+        {"blocked_tasks", int64_t(Rep.Blocked)},
+        {"live_tasks", int64_t(G.numTasks())},
+        {"gap_ns", Rep.Time.GapNs},
+        {"by_task_kind",
+         Breakdown(TaskKind(), Rep.Time.ByTaskKind, NumTaskKinds, true)},
+        {"by_phase", Breakdown(Phase(), Rep.Time.ByPhase, NumPhases, false)},
+        {"by_lane_kind",
+         Breakdown(LaneKind(), Rep.Time.ByLaneKind, NumLaneKinds, true)},
+        {"top_kernels", Groups(Rep.Kernels)},
+        {"top_layers", Groups(Rep.Layers)},
+        {"slack", std::move(Slack)}};
+    if (O.Tasks)
+      Root["path"] = jsonPath(G, Rep);
+    OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Root))) << "\n";
+  }
+
+  static llvm::json::Array jsonPath(const Graph &G, const Report &Rep) {
+    llvm::json::Array Arr;
+    for (const CriticalStep &S : Rep.Path.Steps)
+      Arr.push_back(llvm::json::Object{
+          {"id", int64_t(S.Task)},
+          {"name", G.str(G.task(S.Task).Name)},
+          {"start_ns", Rep.Sim->Start[S.Task] - Rep.Sim->OriginNs},
+          {"end_ns", Rep.Sim->End[S.Task] - Rep.Sim->OriginNs},
+          {"gap_ns", S.GapNs},
+          {"work_ns", S.WorkNs},
+          {"slack_ns", Rep.Path.SlackNs[S.Task]},
+          {"blocked", S.Blocked}});
+    return Arr;
+  }
+
+  PrintCriticalPathOptions O;
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<PassConcept>>
+dd::createPrintCriticalPathPass(llvm::StringRef Options) {
+  return buildPass<PrintCriticalPath, PrintCriticalPathOptions>(
+      "print<critical-path>", Options, declare, validate);
+}
+
+void dd::printPrintCriticalPathPassOptions(llvm::raw_ostream &OS,
+                                           unsigned Indent) {
+  printOptionsHelp<PrintCriticalPathOptions>("print<critical-path>", declare,
+                                             OS, Indent);
+}

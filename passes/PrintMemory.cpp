@@ -1,0 +1,141 @@
+//===- PrintMemory.cpp - Print the memory breakdown by category -----------===//
+//
+// print<memory>{json=false}
+//
+// Prints, per device, the peak of live memory and what it is made of in
+// TBD's categories, how much each category allocated over the trace, and how
+// the frees were paired (MemoryBreakdown.h has the rules). The JSON form adds
+// the whole timeline. Memory events keep their recorded times, so this
+// describes the trace, not a simulated what-if; it changes nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeviceName.h"
+
+#include "daydream/Analysis/MemoryBreakdown.h"
+#include "daydream/IR/Graph.h"
+#include "daydream/Pass/PassOptions.h"
+#include "daydream/Passes/BuiltinPasses.h"
+
+#include "llvm/Support/JSON.h"
+
+using namespace dd;
+
+namespace {
+
+struct PrintMemoryOptions {
+  bool Json = false;
+};
+
+void declare(PassOptionParser &P, PrintMemoryOptions &O) {
+  P.add("json", O.Json, "print JSON instead of text");
+}
+
+llvm::json::Object jsonCategories(const CategoryBytes &Bytes) {
+  llvm::json::Object O;
+  for (unsigned C = 0; C != NumMemoryCategories; ++C)
+    O[toString(MemoryCategory(C))] = Bytes[C];
+  return O;
+}
+
+class PrintMemory {
+public:
+  explicit PrintMemory(PrintMemoryOptions O) : O(O) {}
+
+  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
+    MemoryBreakdown B = computeMemoryBreakdown(G);
+    if (O.Json)
+      printJson(G, B, AM.reportStream());
+    else
+      printText(G, B, AM.reportStream());
+    return PreservedAnalyses::all();
+  }
+
+private:
+  void printText(const Graph &G, const MemoryBreakdown &B,
+                 llvm::raw_ostream &OS) const {
+    OS << "print<memory>:\n";
+    if (B.Devices.empty())
+      OS << "  no memory events\n";
+    for (const DeviceMemory &D : B.Devices) {
+      OS << "  device " << D.Device << " \"" << deviceName(G, D.Device)
+         << "\": " << D.Allocations << " allocations, " << D.Frees << " frees ("
+         << D.PairedByAddress << " paired by address, " << D.PairedBySize
+         << " by size, " << D.UnmatchedFrees << " unmatched of "
+         << D.UnmatchedFreeBytes << " bytes)\n";
+      const MemorySample &Peak = D.Timeline[D.Peak];
+      OS << "    peak " << Peak.total() << " bytes at " << Peak.TimeNs << " ns";
+      if (D.PeakIteration >= 0)
+        OS << " in \"" << G.str(G.iterations()[D.PeakIteration].Name) << "\"";
+      if (D.AllocatorPeak >= 0)
+        OS << " (allocator's own peak total " << D.AllocatorPeak << ")";
+      OS << "\n";
+      for (unsigned C = 0; C != NumMemoryCategories; ++C)
+        OS << "      " << toString(MemoryCategory(C)) << " " << Peak.Live[C]
+           << " at peak, " << D.AllocatedBytes[C] << " allocated in "
+           << D.AllocationCount[C] << "\n";
+    }
+  }
+
+  void printJson(const Graph &G, const MemoryBreakdown &B,
+                 llvm::raw_ostream &OS) const {
+    llvm::json::Array Categories;
+    for (unsigned C = 0; C != NumMemoryCategories; ++C)
+      Categories.push_back(toString(MemoryCategory(C)));
+    llvm::json::Array Devices;
+    for (const DeviceMemory &D : B.Devices) {
+      // Rows of [time_ns, bytes of each category in "categories" order]:
+      // a list of objects would repeat six keys per row.
+      llvm::json::Array Timeline;
+      for (const MemorySample &S : D.Timeline) {
+        llvm::json::Array Row{S.TimeNs};
+        for (int64_t Bytes : S.Live)
+          Row.push_back(Bytes);
+        Timeline.push_back(std::move(Row));
+      }
+      llvm::json::Object Counts;
+      for (unsigned C = 0; C != NumMemoryCategories; ++C)
+        Counts[toString(MemoryCategory(C))] = int64_t(D.AllocationCount[C]);
+      const MemorySample &Peak = D.Timeline[D.Peak];
+      llvm::json::Object Dev{
+          {"device", D.Device},
+          {"name", deviceName(G, D.Device)},
+          {"allocations", int64_t(D.Allocations)},
+          {"frees", int64_t(D.Frees)},
+          {"paired_by_address", int64_t(D.PairedByAddress)},
+          {"paired_by_size", int64_t(D.PairedBySize)},
+          {"unmatched_frees", int64_t(D.UnmatchedFrees)},
+          {"unmatched_free_bytes", D.UnmatchedFreeBytes},
+          {"peak_bytes", Peak.total()},
+          {"peak_time_ns", Peak.TimeNs},
+          {"peak_iteration", D.PeakIteration < 0
+                                 ? llvm::json::Value(nullptr)
+                                 : llvm::json::Value(G.str(
+                                       G.iterations()[D.PeakIteration].Name))},
+          {"peak_by_category", jsonCategories(Peak.Live)},
+          {"allocated_by_category", jsonCategories(D.AllocatedBytes)},
+          {"allocations_by_category", std::move(Counts)},
+          {"timeline", std::move(Timeline)}};
+      if (D.AllocatorPeak >= 0)
+        Dev["allocator_peak_bytes"] = D.AllocatorPeak;
+      Devices.push_back(std::move(Dev));
+    }
+    llvm::json::Object Root{{"categories", std::move(Categories)},
+                            {"devices", std::move(Devices)}};
+    OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Root))) << "\n";
+  }
+
+  PrintMemoryOptions O;
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<PassConcept>>
+dd::createPrintMemoryPass(llvm::StringRef Options) {
+  return buildPass<PrintMemory, PrintMemoryOptions>("print<memory>", Options,
+                                                    declare);
+}
+
+void dd::printPrintMemoryPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
+  printOptionsHelp<PrintMemoryOptions>("print<memory>", declare, OS, Indent);
+}
