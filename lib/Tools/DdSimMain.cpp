@@ -60,6 +60,11 @@ struct Options {
       cl::desc("The graph whose simulation is -timeline's and -plot's "
                "baseline (default: the input's own recorded times)"),
       cl::value_desc("file.ddir"), cl::cat(Category)};
+  cl::opt<bool> Headline{
+      "headline", cl::init(true),
+      cl::desc("Lead with the critical path and GPU utilization (default "
+               "true; false skips their analysis)"),
+      cl::cat(Category)};
   cl::list<std::string> Plugins{
       llvm::StringRef(LoadPluginOption),
       cl::desc("Load a plugin's scheduling policies (and passes)"),
@@ -148,7 +153,15 @@ int dd::ddSimMain(int Argc, char **Argv) {
 
   std::string Report;
   llvm::raw_string_ostream OS(Report);
-  SimReportInfo Info{InputName, (*Policy)->name()};
+  llvm::Optional<SimHeadline> Headline;
+  if (Opt.Headline) {
+    auto H = computeHeadline(*G, *R);
+    if (!H)
+      return reportError(Tool, InputName + ": " + llvm::toString(H.takeError()));
+    Headline = std::move(*H);
+  }
+  SimReportInfo Info{InputName, (*Policy)->name(),
+                     Headline ? &*Headline : nullptr};
   if (Opt.Format == ReportFormat::Json)
     printSimReportJson(*G, *R, Info, OS);
   else

@@ -10,6 +10,7 @@
 #include "daydream/Sim/Simulator.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
 using namespace dd;
@@ -49,6 +50,55 @@ llvm::json::Value orNull(int64_t V) {
   return V < 0 ? llvm::json::Value(nullptr) : llvm::json::Value(V);
 }
 
+/// \p Part of the predicted run \p Whole, as a fraction.
+double shareOf(int64_t Part, int64_t Whole) {
+  return Whole > 0 ? double(Part) / double(Whole) : 0.0;
+}
+
+void printHeadlineText(const SimHeadline &H, int64_t MakespanNs,
+                       const TimeUnit &Fmt, llvm::raw_ostream &OS) {
+  auto Pct = [&](int64_t Ns) {
+    return llvm::formatv("{0:f1}%", 100 * shareOf(Ns, MakespanNs)).str();
+  };
+  OS << "\ncritical path: " << Fmt(H.CriticalPathNs) << " over "
+     << H.CriticalPathTasks << " tasks: GPU " << Pct(H.OnGpuNs) << ", CPU "
+     << Pct(H.OnCpuNs) << ", communication " << Pct(H.OnCommNs)
+     << ", untraced gaps " << Pct(H.GapNs) << "\n";
+  if (!H.GpuComputeNs.empty()) {
+    OS << "GPU compute utilization:";
+    for (const auto &[Device, Ns] : H.GpuComputeNs)
+      OS << " device " << Device << " " << Pct(Ns);
+    OS << "\n";
+  }
+  if (H.CommunicationNs > 0)
+    OS << llvm::formatv("communication overlapped with compute: {0:f1}% of "
+                        "{1}\n",
+                        100 * shareOf(H.OverlappedCommunicationNs,
+                                      H.CommunicationNs),
+                        Fmt(H.CommunicationNs));
+}
+
+llvm::json::Object headlineJson(const SimHeadline &H, int64_t MakespanNs) {
+  llvm::json::Array Gpus;
+  for (const auto &[Device, Ns] : H.GpuComputeNs)
+    Gpus.push_back(llvm::json::Object{{"device", Device},
+                                      {"share", shareOf(Ns, MakespanNs)}});
+  return llvm::json::Object{
+      {"critical_path_ns", H.CriticalPathNs},
+      {"critical_path_tasks", int64_t(H.CriticalPathTasks)},
+      {"critical_path_share",
+       llvm::json::Object{{"gpu", shareOf(H.OnGpuNs, MakespanNs)},
+                          {"cpu", shareOf(H.OnCpuNs, MakespanNs)},
+                          {"communication", shareOf(H.OnCommNs, MakespanNs)},
+                          {"gaps", shareOf(H.GapNs, MakespanNs)}}},
+      {"gpu_compute_utilization", std::move(Gpus)},
+      {"communication_overlap",
+       H.CommunicationNs > 0
+           ? llvm::json::Value(
+                 shareOf(H.OverlappedCommunicationNs, H.CommunicationNs))
+           : llvm::json::Value(nullptr)}};
+}
+
 } // namespace
 
 void dd::printSimReportText(const Graph &G, const SimResult &R,
@@ -83,6 +133,8 @@ void dd::printSimReportText(const Graph &G, const SimResult &R,
                        (unsigned long long)LR.NumTasks, Fmt(LR.BusyNs).c_str(),
                        Share);
   }
+  if (Info.Headline)
+    printHeadlineText(*Info.Headline, R.MakespanNs, Fmt, OS);
 }
 
 void dd::printSimReportJson(const Graph &G, const SimResult &R,
@@ -110,5 +162,7 @@ void dd::printSimReportJson(const Graph &G, const SimResult &R,
                           {"origin_ns", R.OriginNs},
                           {"iterations", std::move(Iterations)},
                           {"lanes", std::move(Lanes)}};
+  if (Info.Headline)
+    Root["headline"] = headlineJson(*Info.Headline, R.MakespanNs);
   OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Root))) << "\n";
 }

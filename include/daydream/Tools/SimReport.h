@@ -5,8 +5,14 @@
 //    "predicted_ns": N, "origin_ns": N,
 //    "iterations": [{"name": S, "measured_ns": N|null, "predicted_ns": N|null,
 //                    "error": X|null}],
-//    "lanes": [{"name": S, "kind": S, "tasks": N, "busy_ns": N}]}
-// where "error" is (predicted - measured) / measured.
+//    "lanes": [{"name": S, "kind": S, "tasks": N, "busy_ns": N}],
+//    "headline": {"critical_path_ns": N, "critical_path_tasks": N,
+//                 "critical_path_share": {"gpu": X, "cpu": X,
+//                                         "communication": X, "gaps": X},
+//                 "gpu_compute_utilization": [{"device": N, "share": X}],
+//                 "communication_overlap": X|null}}
+// where "error" is (predicted - measured) / measured, shares are fractions
+// of the predicted run, and "headline" is there unless -headline=false.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,17 +20,42 @@
 #define DAYDREAM_TOOLS_SIMREPORT_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace dd {
 
 class Graph;
 struct SimResult;
 
+/// The figures people decide from (docs/passes/print-critical-path.md and
+/// print-utilization.md have the definitions and the full reports).
+struct SimHeadline {
+  int64_t CriticalPathNs = 0;
+  uint64_t CriticalPathTasks = 0;
+  /// Time on the critical path on GPU streams, CPU threads, communication
+  /// channels, and in untraced gaps.
+  int64_t OnGpuNs = 0, OnCpuNs = 0, OnCommNs = 0, GapNs = 0;
+  /// (device, kernel time as a union) per GPU.
+  std::vector<std::pair<int32_t, int64_t>> GpuComputeNs;
+  /// Communication time and the part of it that overlapped kernels.
+  int64_t CommunicationNs = 0, OverlappedCommunicationNs = 0;
+};
+
 struct SimReportInfo {
   llvm::StringRef InputName;
   llvm::StringRef PolicyName;
+  /// Null: no headline section.
+  const SimHeadline *Headline = nullptr;
 };
+
+/// Computes the headline figures of \p R, a simulation of \p G.
+llvm::Expected<SimHeadline> computeHeadline(const Graph &G,
+                                            const SimResult &R);
 
 void printSimReportText(const Graph &G, const SimResult &R,
                         const SimReportInfo &Info, llvm::raw_ostream &OS);

@@ -1,0 +1,43 @@
+//===- SimHeadline.cpp - The figures dd-sim's summary leads with ----------===//
+//
+// The critical path of the simulated run (CriticalPath.h) split by where it
+// runs, and the GPUs' compute utilization and communication overlap
+// (Utilization.h): the few numbers that say what bounds an iteration. The
+// printer passes print<critical-path> and print<utilization> give the full
+// reports.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/Analysis/Utilization.h"
+#include "daydream/IR/CanonicalOrder.h"
+#include "daydream/IR/Graph.h"
+#include "daydream/Sim/CriticalPath.h"
+#include "daydream/Sim/Simulator.h"
+#include "daydream/Tools/SimReport.h"
+
+using namespace dd;
+
+llvm::Expected<SimHeadline> dd::computeHeadline(const Graph &G,
+                                                const SimResult &R) {
+  SimHeadline H;
+  auto Order = computeCanonicalOrder(G);
+  if (!Order)
+    return Order.takeError();
+  auto Path = findCriticalPath(G, R, *Order);
+  if (!Path)
+    return Path.takeError();
+  CriticalPathBreakdown B = breakDown(G, *Path);
+  H.CriticalPathNs = R.MakespanNs;
+  H.CriticalPathTasks = Path->Steps.size();
+  H.OnGpuNs = B.ByLaneKind[size_t(LaneKind::GpuStream)];
+  H.OnCpuNs = B.ByLaneKind[size_t(LaneKind::CpuThread)];
+  H.OnCommNs = B.ByLaneKind[size_t(LaneKind::CommChannel)];
+  H.GapNs = B.GapNs;
+
+  RunUtilization U = predictedUtilization(G, R);
+  for (const GpuUtilization &Gpu : U.Gpus)
+    H.GpuComputeNs.push_back({Gpu.Device, Gpu.ComputeNs});
+  H.CommunicationNs = U.CommunicationNs;
+  H.OverlappedCommunicationNs = U.OverlappedCommunicationNs;
+  return H;
+}
