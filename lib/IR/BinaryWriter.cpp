@@ -12,8 +12,6 @@
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/ddir_generated.h"
 
-#include "llvm/ADT/Hashing.h"
-
 #include <algorithm>
 #include <unordered_map>
 
@@ -72,15 +70,6 @@ buildMetadata(flatbuffers::FlatBufferBuilder &B, const Metadata &M) {
                             B.CreateVector(Devs), B.CreateVector(Ranks));
 }
 
-struct AttrsHash {
-  size_t operator()(const TaskAttrs &A) const {
-    return llvm::hash_combine(A.Bytes, A.Flops, A.Grid[0], A.Grid[1], A.Grid[2],
-                              A.Block[0], A.Block[1], A.Block[2],
-                              A.SharedMemBytes, A.RegistersPerThread,
-                              A.CopyKind);
-  }
-};
-
 } // namespace
 
 llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
@@ -105,22 +94,30 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
 
   std::vector<fb::Task> Tasks;
   // Attributes are stored once per distinct value: kernels of repeated
-  // layers and iterations share their launch shapes.
+  // layers and iterations share their launch shapes. An entry shared by
+  // tasks (as importers and readers share them) is looked up once.
   std::vector<fb::TaskAttrs> Attrs;
-  std::unordered_map<TaskAttrs, AttrId, AttrsHash> AttrIndex;
+  std::unordered_map<TaskAttrs, AttrId, TaskAttrsHash> AttrIndex;
+  std::vector<AttrId> NewAttr(G.attrSlots().size(), NoId);
+  auto AttrOf = [&](AttrId Slot) -> AttrId {
+    if (Slot == NoId)
+      return NoId;
+    if (NewAttr[Slot] == NoId) {
+      const TaskAttrs &TA = G.attrSlots()[Slot];
+      auto [It, New] = AttrIndex.try_emplace(TA, Attrs.size());
+      if (New)
+        Attrs.emplace_back(TA.Bytes, TA.Flops, TA.Grid[0], TA.Grid[1],
+                           TA.Grid[2], TA.Block[0], TA.Block[1], TA.Block[2],
+                           TA.SharedMemBytes, TA.RegistersPerThread,
+                           TA.CopyKind, 0);
+      NewAttr[Slot] = It->second;
+    }
+    return NewAttr[Slot];
+  };
   Tasks.reserve(C.Order.size());
   for (TaskId Old : C.Order) {
     const Task &T = G.task(Old);
-    AttrId A = NoId;
-    if (const TaskAttrs *TA = G.attrs(Old)) {
-      auto [It, New] = AttrIndex.try_emplace(*TA, Attrs.size());
-      A = It->second;
-      if (New)
-        Attrs.emplace_back(TA->Bytes, TA->Flops, TA->Grid[0], TA->Grid[1],
-                           TA->Grid[2], TA->Block[0], TA->Block[1],
-                           TA->Block[2], TA->SharedMemBytes,
-                           TA->RegistersPerThread, TA->CopyKind, 0);
-    }
+    AttrId A = AttrOf(T.Attrs);
     Tasks.emplace_back(T.StartNs, T.DurationNs, T.GapNs, Str(T.Name), T.Lane,
                        T.Layer, T.Correlation, A,
                        static_cast<fb::TaskKind>(T.Kind),

@@ -127,18 +127,36 @@ std::vector<uint32_t> kahn(const Graph &G, CanonicalOrder &C) {
     if (G.nextOnLane(T) != NoId)
       ++InDeg[G.nextOnLane(T)];
   }
+  // The smallest ready task, when known, is kept out of the heap: in a
+  // nearly topological numbering it is mostly one just released, which is
+  // then taken next without a push and a pop.
   std::priority_queue<TaskId, std::vector<TaskId>, std::greater<TaskId>> Ready;
+  TaskId Min = NoId; // below everything in Ready
+  auto Push = [&](TaskId S) {
+    if (Min == NoId ? !Ready.empty() && S > Ready.top() : S > Min) {
+      Ready.push(S);
+      return;
+    }
+    if (Min != NoId)
+      Ready.push(Min);
+    Min = S;
+  };
   for (TaskId T = 0; T != N; ++T)
     if (G.isLive(T) && InDeg[T] == 0)
-      Ready.push(T);
+      Push(T);
   C.Order.reserve(G.numTasks());
   auto Release = [&](TaskId S) {
     if (--InDeg[S] == 0)
-      Ready.push(S);
+      Push(S);
   };
-  while (!Ready.empty()) {
-    TaskId T = Ready.top();
-    Ready.pop();
+  while (Min != NoId || !Ready.empty()) {
+    TaskId T = Min;
+    if (T != NoId) {
+      Min = NoId;
+    } else {
+      T = Ready.top();
+      Ready.pop();
+    }
     C.NewId[T] = C.Order.size();
     C.Order.push_back(T);
     for (uint32_t I = Out.Begin[T]; I != Out.Begin[T + 1]; ++I)
@@ -147,6 +165,32 @@ std::vector<uint32_t> kahn(const Graph &G, CanonicalOrder &C) {
       Release(G.nextOnLane(T));
   }
   return InDeg;
+}
+
+auto edgeKey(const Edge &E) {
+  return std::make_tuple(E.Src, E.Dst, static_cast<unsigned>(E.Kind));
+}
+
+bool edgeLess(const Edge &A, const Edge &B) { return edgeKey(A) < edgeKey(B); }
+
+/// Sorts \p Edges, whose sources are below \p NumTasks, by edgeKey: a
+/// counting sort by source (a dense id), then each source's few edges by
+/// destination and kind. Linear, where sorting all edges by comparison is not.
+void sortEdges(std::vector<Edge> &Edges, size_t NumTasks) {
+  std::vector<uint32_t> Begin(NumTasks + 1, 0);
+  for (const Edge &E : Edges)
+    ++Begin[E.Src + 1];
+  for (size_t T = 0; T != NumTasks; ++T)
+    Begin[T + 1] += Begin[T];
+  std::vector<Edge> Sorted(Edges.size());
+  std::vector<uint32_t> Fill(Begin.begin(), Begin.end() - 1);
+  for (const Edge &E : Edges)
+    Sorted[Fill[E.Src]++] = E;
+  for (size_t T = 0; T != NumTasks; ++T)
+    if (Begin[T + 1] - Begin[T] > 1)
+      std::sort(Sorted.begin() + Begin[T], Sorted.begin() + Begin[T + 1],
+                edgeLess);
+  Edges.swap(Sorted);
 }
 
 } // namespace
@@ -190,13 +234,11 @@ std::vector<Edge> dd::canonicalEdges(const Graph &G, const CanonicalOrder &C) {
   for (const Edge &E : G.edgeSlots())
     if (G.isLive(E))
       Out.push_back(Edge{C.NewId[E.Src], C.NewId[E.Dst], E.Kind});
-  auto Key = [](const Edge &E) {
-    return std::make_tuple(E.Src, E.Dst, static_cast<unsigned>(E.Kind));
+  if (!std::is_sorted(Out.begin(), Out.end(), edgeLess))
+    sortEdges(Out, C.Order.size());
+  auto Same = [](const Edge &A, const Edge &B) {
+    return edgeKey(A) == edgeKey(B);
   };
-  auto Less = [&](const Edge &A, const Edge &B) { return Key(A) < Key(B); };
-  if (!std::is_sorted(Out.begin(), Out.end(), Less))
-    std::sort(Out.begin(), Out.end(), Less);
-  auto Same = [&](const Edge &A, const Edge &B) { return Key(A) == Key(B); };
   Out.erase(std::unique(Out.begin(), Out.end(), Same), Out.end());
   return Out;
 }

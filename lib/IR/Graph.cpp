@@ -6,6 +6,7 @@
 
 #include "daydream/IR/Graph.h"
 
+#include <algorithm>
 #include <cassert>
 
 using namespace dd;
@@ -84,11 +85,56 @@ void Graph::moveTask(TaskId T, LaneId L, TaskId After) {
   }
 }
 
+// In place, one cycle of the permutation at a time: a canonical order moves
+// few tasks far, and a copy of the task array would touch as much memory
+// again.
+void Graph::permuteTasks(llvm::ArrayRef<TaskId> NewId) {
+  assert(NumDead == 0 && NewId.size() == Tasks.size());
+  std::vector<TaskId> Dest(NewId.begin(), NewId.end());
+  for (TaskId T = 0, E = Tasks.size(); T != E; ++T)
+    while (Dest[T] != T) {
+      TaskId D = Dest[T];
+      std::swap(Tasks[T], Tasks[D]);
+      std::swap(Dest[T], Dest[D]);
+    }
+  for (Edge &E : Edges) {
+    E.Src = NewId[E.Src];
+    E.Dst = NewId[E.Dst];
+  }
+  for (TaskNote &N : Notes)
+    if (N.Task < NewId.size())
+      N.Task = NewId[N.Task];
+  // Each lane keeps its order, so its tasks are linked again in id order.
+  std::fill(LaneHead.begin(), LaneHead.end(), NoId);
+  std::fill(LaneTail.begin(), LaneTail.end(), NoId);
+  for (TaskId T = 0, E = Tasks.size(); T != E; ++T)
+    linkAtEnd(T, Tasks[T].Lane);
+}
+
 // Entries may be shared by several tasks (writers deduplicate them), so a
 // task never changes its entry in place: it gets a new one.
-void Graph::setAttrs(TaskId T, const TaskAttrs &A) {
+AttrId Graph::setAttrs(TaskId T, const TaskAttrs &A) {
   Attrs.push_back(A);
-  Tasks[T].Attrs = static_cast<AttrId>(Attrs.size() - 1);
+  return Tasks[T].Attrs = static_cast<AttrId>(Attrs.size() - 1);
+}
+
+// The fields packed into six words, each mixed in with a multiply: a tenth
+// of what hash_combine costs, and the hash only picks a bucket.
+size_t TaskAttrsHash::operator()(const TaskAttrs &A) const {
+  const uint64_t Words[] = {A.Bytes,
+                            A.Flops,
+                            uint64_t(A.Grid[0]) << 32 | A.Grid[1],
+                            uint64_t(A.Grid[2]) << 32 | A.Block[0],
+                            uint64_t(A.Block[1]) << 32 | A.Block[2],
+                            uint64_t(A.SharedMemBytes) << 32 |
+                                uint64_t(A.RegistersPerThread) << 8 |
+                                A.CopyKind};
+  uint64_t H = 0;
+  for (uint64_t W : Words) {
+    H = (H ^ W) * 0x9E3779B97F4A7C15ULL; // 2^64 / golden ratio
+    H ^= H >> 32;
+  }
+  return H;
 }
 
 void Graph::addNote(TaskId T, llvm::StringRef Key, llvm::StringRef Value) {

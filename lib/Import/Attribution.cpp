@@ -40,18 +40,65 @@ bool isAutogradNode(llvm::StringRef Name) {
          !Stem.contains(' ');
 }
 
-/// The phase a range's name implies, or \p Inherited.
-Phase phaseOfRange(llvm::StringRef Name, Phase Inherited) {
-  if (Name.startswith("autograd::engine::evaluate_function") ||
-      Name.startswith("## backward") ||
-      (Inherited != Phase::Optimizer && isAutogradNode(Name)))
-    return Phase::Backward;
+/// What a range's name says about the phase.
+enum class NameKind : uint8_t {
+  Unknown, ///< not classified yet
+  Plain,
+  EvaluateFunction, ///< the autograd engine running a node: backward
+  Backward,         ///< a "## backward" annotation
+  AutogradNode,     ///< backward unless inside the optimizer
+  Optimizer,
+  Forward,
+};
+
+NameKind classifyName(llvm::StringRef Name) {
+  if (Name.startswith("autograd::engine::evaluate_function"))
+    return NameKind::EvaluateFunction;
+  if (Name.startswith("## backward"))
+    return NameKind::Backward;
+  if (isAutogradNode(Name))
+    return NameKind::AutogradNode;
   if (Name.startswith("Optimizer."))
-    return Phase::Optimizer;
+    return NameKind::Optimizer;
   if (Name.startswith("## forward"))
-    return Phase::Forward;
-  return Inherited;
+    return NameKind::Forward;
+  return NameKind::Plain;
 }
+
+/// The phase a range's name implies, or \p Inherited.
+Phase phaseOfRange(NameKind Kind, Phase Inherited) {
+  switch (Kind) {
+  case NameKind::EvaluateFunction:
+  case NameKind::Backward:
+    return Phase::Backward;
+  case NameKind::AutogradNode:
+    return Inherited != Phase::Optimizer ? Phase::Backward : Inherited;
+  case NameKind::Optimizer:
+    return Phase::Optimizer;
+  case NameKind::Forward:
+    return Phase::Forward;
+  default:
+    return Inherited;
+  }
+}
+
+/// Names' kinds, classified once per name: a trace repeats a few hundred
+/// names all along.
+class NameKinds {
+public:
+  explicit NameKinds(const StringTable &Strings)
+      : Strings(Strings), Kinds(Strings.size(), NameKind::Unknown) {}
+
+  NameKind operator()(StrId Name) {
+    if (Kinds[Name] == NameKind::Unknown)
+      Kinds[Name] = classifyName(Strings.get(Name));
+    return Kinds[Name];
+  }
+
+private:
+  const StringTable &Strings;
+  std::vector<NameKind> Kinds;
+};
 
 /// Step windows, sorted, for "is this time inside an iteration?".
 class StepWindows {
@@ -83,9 +130,10 @@ struct OpenRange {
 void lowering::attributeCalls(Context &C) {
   TraceModel &M = C.M;
   StepWindows Steps(M.Ranges);
+  NameKinds KindOf(M.Strings);
   llvm::DenseSet<uint32_t> AutogradThreads;
   for (const CpuRange &R : M.Ranges)
-    if (M.Strings.get(R.Name).startswith("autograd::engine::evaluate_function"))
+    if (KindOf(R.Name) == NameKind::EvaluateFunction)
       AutogradThreads.insert(R.Thread);
   auto BasePhase = [&](uint32_t Thread, int64_t T) {
     if (AutogradThreads.count(Thread))
@@ -128,9 +176,8 @@ void lowering::attributeCalls(Context &C) {
       LayerId Parent = Stack.empty() ? NoId : Stack.back().Layer;
       Phase Inherited =
           Stack.empty() ? BasePhase(Thread, Rg.StartNs) : Stack.back().Ph;
-      Stack.push_back(
-          OpenRange{Rg.EndNs, LayerFor(Parent, Rg.Name),
-                    phaseOfRange(M.Strings.get(Rg.Name), Inherited)});
+      Stack.push_back(OpenRange{Rg.EndNs, LayerFor(Parent, Rg.Name),
+                                phaseOfRange(KindOf(Rg.Name), Inherited)});
     }
     while (!Stack.empty() && Stack.back().EndNs < Call.EndNs)
       Stack.pop_back();

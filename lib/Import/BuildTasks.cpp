@@ -16,6 +16,8 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
+#include <tuple>
+#include <unordered_map>
 
 using namespace dd;
 using namespace dd::import;
@@ -28,7 +30,122 @@ enum class ItemKind : uint8_t { Marker, Call, Activity };
 struct Item {
   int64_t StartNs;
   ItemKind Kind;
-  uint32_t Index;
+  uint32_t Index; ///< into Markers, M.Calls or M.Activities
+};
+
+/// Everything that becomes a task in order of recorded start, markers before
+/// calls before activities at one time, else in index order: the order of a
+/// stable sort of them all, got by merging the runs that are sorted already
+/// (the markers, each thread's root calls, each stream's activities)
+/// instead of storing and sorting a copy of them all.
+class ItemsInOrder {
+public:
+  ItemsInOrder(const Context &C, std::vector<Item> SortedMarkers)
+      : M(C.M), Markers(std::move(SortedMarkers)), MarkerIds(Markers.size()) {
+    for (uint32_t I = 0; I != MarkerIds.size(); ++I)
+      MarkerIds[I] = I;
+    for (uint32_t I = 0; I != M.Calls.size(); ++I)
+      if (C.CallRoot[I] == I)
+        RootCalls.push_back(I);
+    addRun(ItemKind::Marker, MarkerIds.data(), MarkerIds.size());
+    // Calls are sorted by thread: one run per thread.
+    for (size_t B = 0, E = 0; B != RootCalls.size(); B = E) {
+      for (E = B + 1; E != RootCalls.size() && M.Calls[RootCalls[E]].Thread ==
+                                                   M.Calls[RootCalls[B]].Thread;
+           ++E)
+        ;
+      addRun(ItemKind::Call, RootCalls.data() + B, E - B);
+    }
+    for (const std::vector<uint32_t> &OnStream : C.StreamActivities)
+      addRun(ItemKind::Activity, OnStream.data(), OnStream.size());
+  }
+  // Runs point into the object's own arrays.
+  ItemsInOrder(const ItemsInOrder &) = delete;
+  ItemsInOrder &operator=(const ItemsInOrder &) = delete;
+
+  size_t size() const {
+    return Markers.size() + RootCalls.size() + M.Activities.size();
+  }
+  /// The start of the first item, 0 if there is none.
+  int64_t firstStartNs() const {
+    return Heads.empty() ? 0 : Heads.front().StartNs;
+  }
+
+  /// Takes the next item into \p It; false once all are taken.
+  bool next(Item &It) {
+    if (Heads.empty())
+      return false;
+    Head &Top = Heads.front();
+    It = Top.Kind == ItemKind::Marker ? Markers[Top.Index]
+                                      : Item{Top.StartNs, Top.Kind, Top.Index};
+    // The run's next item replaces it at the top: one sift, where a pop and
+    // a push would take two.
+    Run &R = Runs[Top.Run];
+    if (++R.Next != R.End) {
+      Top = head(Top.Run);
+    } else {
+      Top = Heads.back();
+      Heads.pop_back();
+    }
+    siftDown();
+    return true;
+  }
+
+private:
+  struct Run {
+    ItemKind Kind;
+    const uint32_t *Next, *End;
+  };
+  /// The first item of a run not yet taken. Index breaks ties: a kind's
+  /// runs hold distinct indices.
+  struct Head {
+    int64_t StartNs;
+    ItemKind Kind;
+    uint32_t Index, Run;
+    bool operator<(const Head &O) const {
+      return std::tie(StartNs, Kind, Index) <
+             std::tie(O.StartNs, O.Kind, O.Index);
+    }
+  };
+
+  Head head(uint32_t R) const {
+    const Run &Rn = Runs[R];
+    uint32_t I = *Rn.Next;
+    int64_t StartNs = Rn.Kind == ItemKind::Marker ? Markers[I].StartNs
+                      : Rn.Kind == ItemKind::Call ? M.Calls[I].StartNs
+                                                  : M.Activities[I].StartNs;
+    return Head{StartNs, Rn.Kind, I, R};
+  }
+  void addRun(ItemKind Kind, const uint32_t *Begin, size_t Size) {
+    if (Size == 0)
+      return;
+    Runs.push_back(Run{Kind, Begin, Begin + Size});
+    Heads.push_back(head(Runs.size() - 1));
+    std::push_heap(Heads.begin(), Heads.end(), later);
+  }
+  /// Restores the heap order after the top changed.
+  void siftDown() {
+    if (Heads.empty())
+      return;
+    Head H = Heads.front();
+    size_t I = 0, N = Heads.size();
+    for (size_t C = 1; C < N; I = C, C = 2 * C + 1) {
+      if (C + 1 < N && Heads[C + 1] < Heads[C])
+        ++C;
+      if (!(Heads[C] < H))
+        break;
+      Heads[I] = Heads[C];
+    }
+    Heads[I] = H;
+  }
+  /// A min-heap of the runs' heads under std::push_heap.
+  static bool later(const Head &A, const Head &B) { return B < A; }
+
+  const TraceModel &M;
+  std::vector<Item> Markers;
+  std::vector<uint32_t> MarkerIds, RootCalls;
+  std::vector<Run> Runs;
+  std::vector<Head> Heads;
 };
 
 TaskKind taskKindOf(ApiKind K) {
@@ -40,6 +157,34 @@ TaskKind taskKindOf(ApiKind K) {
   default:
     return TaskKind::Runtime;
   }
+}
+
+/// SplitNs of a call that is not split.
+constexpr int64_t NoSplit = INT64_MIN;
+
+/// For each call, where it is split: at the start of the first GPU work it
+/// launched, if that was well before the call returned; else NoSplit.
+std::vector<int64_t> splitPoints(const Context &C) {
+  const TraceModel &M = C.M;
+  std::vector<uint32_t> FirstWork(M.Calls.size(), NoId);
+  for (uint32_t A = 0; A != M.Activities.size(); ++A) {
+    uint32_t Call = C.ActivityCall[A];
+    if (Call != NoId &&
+        (FirstWork[Call] == NoId ||
+         M.Activities[A].StartNs < M.Activities[FirstWork[Call]].StartNs))
+      FirstWork[Call] = A;
+  }
+  std::vector<int64_t> SplitNs(M.Calls.size(), NoSplit);
+  for (uint32_t I = 0; I != M.Calls.size(); ++I) {
+    if (FirstWork[I] == NoId)
+      continue;
+    const ApiCall &Call = M.Calls[I];
+    int64_t Split = M.Activities[FirstWork[I]].StartNs;
+    int64_t End = std::max(Call.EndNs, Call.StartNs);
+    if (Split > Call.StartNs && End - Split >= C.Opts.SplitCallNs)
+      SplitNs[I] = Split;
+  }
+  return SplitNs;
 }
 
 int32_t rankOf(const Metadata &Meta) {
@@ -107,53 +252,45 @@ void lowering::buildTasks(Context &C) {
     StreamLane[S] = G.addLane(L);
   }
 
-  // Everything that becomes a task, in order of recorded start.
-  std::vector<Item> Items;
-  Items.reserve(M.Calls.size() + M.Activities.size() + Steps.size());
   // A step gets a marker at its start, and one at its end unless the next
   // step starts right there: the end marker anchors the predicted end of the
   // last iteration (and of any followed by a pause).
+  std::vector<Item> Markers;
   std::vector<uint32_t> EndMarkers;
   llvm::DenseSet<int64_t> StepStarts;
   for (uint32_t R : Steps) {
-    Items.push_back(Item{M.Ranges[R].StartNs, ItemKind::Marker, R});
+    Markers.push_back(Item{M.Ranges[R].StartNs, ItemKind::Marker, R});
     StepStarts.insert(M.Ranges[R].StartNs);
   }
   for (uint32_t R : Steps)
     if (!StepStarts.count(M.Ranges[R].EndNs)) {
-      Items.push_back(Item{M.Ranges[R].EndNs, ItemKind::Marker,
-                           uint32_t(M.Ranges.size() + EndMarkers.size())});
+      Markers.push_back(Item{M.Ranges[R].EndNs, ItemKind::Marker,
+                             uint32_t(M.Ranges.size() + EndMarkers.size())});
       EndMarkers.push_back(R);
     }
-  for (uint32_t I = 0; I != M.Calls.size(); ++I)
-    if (C.CallRoot[I] == I)
-      Items.push_back(Item{M.Calls[I].StartNs, ItemKind::Call, I});
-  for (uint32_t A = 0; A != M.Activities.size(); ++A)
-    Items.push_back(Item{M.Activities[A].StartNs, ItemKind::Activity, A});
-  stableSortRuns(Items, [](const Item &A, const Item &B) {
-    return std::make_pair(A.StartNs, A.Kind) <
-           std::make_pair(B.StartNs, B.Kind);
+  stableSortRuns(Markers, [](const Item &A, const Item &B) {
+    return A.StartNs < B.StartNs;
   });
-  C.T0 = Items.empty() ? 0 : Items.front().StartNs;
+  ItemsInOrder Items(C, std::move(Markers));
+  C.T0 = Items.firstStartNs();
 
-  // The first GPU work each call launched, to split calls whose work began
-  // well before they returned.
-  std::vector<uint32_t> FirstWork(M.Calls.size(), NoId);
-  for (uint32_t A = 0; A != M.Activities.size(); ++A) {
-    uint32_t Call = C.ActivityCall[A];
-    if (Call != NoId &&
-        (FirstWork[Call] == NoId ||
-         M.Activities[A].StartNs < M.Activities[FirstWork[Call]].StartNs))
-      FirstWork[Call] = A;
-  }
+  // Where each call is split, known before any task is made so that the
+  // task arrays are reserved once: growing them would copy them and touch
+  // twice their memory.
+  std::vector<int64_t> SplitNs = splitPoints(C);
+  size_t NumTasks = Items.size();
+  for (uint32_t I = 0; I != M.Calls.size(); ++I)
+    NumTasks += SplitNs[I] != NoSplit;
 
   C.CallTask.assign(M.Calls.size(), NoId);
   C.CallRest.assign(M.Calls.size(), NoId);
   C.ActivityTask.assign(M.Activities.size(), NoId);
-  C.RecordedEnd.reserve(Items.size());
-  G.reserve(Items.size(), M.Calls.size() + 2 * M.Activities.size(),
-            M.Activities.size());
-  for (const Item &It : Items) {
+  C.RecordedEnd.reserve(NumTasks);
+  G.reserve(NumTasks, M.Calls.size() + 2 * M.Activities.size());
+  // Kernels of repeated layers and iterations share their launch shapes:
+  // one entry per distinct value keeps the graph small.
+  std::unordered_map<TaskAttrs, AttrId, TaskAttrsHash> AttrsIds;
+  for (Item It; Items.next(It);) {
     Task T;
     T.StartNs = It.StartNs;
     int64_t End = It.StartNs;
@@ -202,29 +339,30 @@ void lowering::buildTasks(Context &C) {
     C.RecordedEnd.push_back(End);
     if (It.Kind == ItemKind::Call) {
       C.CallTask[It.Index] = Id;
-      // Split where the call's work began, if that was well before it
-      // returned: the first part launches the work, the rest follows it.
-      uint32_t Work = FirstWork[It.Index];
-      if (Work != NoId) {
-        int64_t Split = M.Activities[Work].StartNs;
-        if (Split > T.StartNs && End - Split >= C.Opts.SplitCallNs) {
-          G.task(Id).DurationNs = Split - T.StartNs;
-          C.RecordedEnd.back() = Split;
-          Task Rest = T;
-          Rest.Name =
-              M.Strings.intern((M.Strings.get(T.Name) + " (rest)").str());
-          Rest.Correlation = 0;
-          Rest.StartNs = Split;
-          Rest.DurationNs = End - Split;
-          C.CallRest[It.Index] = G.addTask(Rest);
-          C.RecordedEnd.push_back(End);
-          ++C.Stats.SplitCalls;
-        }
+      // The first part launches the work, the rest follows it.
+      int64_t Split = SplitNs[It.Index];
+      if (Split != NoSplit) {
+        G.task(Id).DurationNs = Split - T.StartNs;
+        C.RecordedEnd.back() = Split;
+        Task Rest = T;
+        Rest.Name = M.Strings.intern((M.Strings.get(T.Name) + " (rest)").str());
+        Rest.Correlation = 0;
+        Rest.StartNs = Split;
+        Rest.DurationNs = End - Split;
+        C.CallRest[It.Index] = G.addTask(Rest);
+        C.RecordedEnd.push_back(End);
+        ++C.Stats.SplitCalls;
       }
     } else if (It.Kind == ItemKind::Activity) {
       C.ActivityTask[It.Index] = Id;
-      if (M.Activities[It.Index].HasAttrs)
-        G.setAttrs(Id, M.Activities[It.Index].Attrs);
+      if (M.Activities[It.Index].HasAttrs) {
+        const TaskAttrs &A = M.Activities[It.Index].Attrs;
+        auto [Entry, New] = AttrsIds.try_emplace(A, NoId);
+        if (New)
+          Entry->second = G.setAttrs(Id, A);
+        else
+          G.shareAttrs(Id, Entry->second);
+      }
     }
   }
   // Nested calls share the tasks of the call they are in.

@@ -5,6 +5,8 @@
 // before a heuristic one before a recorded one) with a note naming the
 // events. Cycles only arise from inconsistent traces (clock skew, reused
 // correlation ids); breaking them keeps the import going, never loops.
+// The tasks end up numbered in canonical order, so that writing the graph
+// does not order it again.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +19,7 @@ using namespace dd;
 using namespace dd::import;
 using namespace dd::import::lowering;
 
-/// Cycles broken before the lowering gives up (each costs a linear pass).
+/// Cycles broken before the lowering gives up (each costs linear passes).
 static constexpr unsigned MaxCyclesBroken = 1000;
 
 llvm::Error lowering::commitEdges(Context &C) {
@@ -35,9 +37,16 @@ llvm::Error lowering::commitEdges(Context &C) {
     for (size_t I = 0; I != C.Edges.size(); ++I)
       if (!Dropped[I])
         G.addEdge(C.Edges[I].Src, C.Edges[I].Dst, C.Edges[I].Kind);
-    std::vector<TaskId> Cycle = findCycle(G);
-    if (Cycle.empty())
+    // The canonical order doubles as the cycle check; numbering the tasks
+    // by it spares the writer from computing it again.
+    llvm::Expected<CanonicalOrder> Order = computeCanonicalOrder(G);
+    if (Order) {
+      if (!Order->IsIdentity)
+        G.permuteTasks(Order->NewId);
       return llvm::Error::success();
+    }
+    llvm::consumeError(Order.takeError());
+    std::vector<TaskId> Cycle = findCycle(G);
     if (Round == MaxCyclesBroken)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),

@@ -69,22 +69,31 @@ void stableSortRuns(std::vector<T> &V, LessFn Less) {
 
 /// Stable-sorts \p V by (BucketOf(x), Less) where BucketOf is a small
 /// unsigned integer (an index of threads or streams): a counting sort by
-/// bucket, then stableSortRuns within each.
+/// bucket, then stableSortRuns within each. Input already grouped by bucket
+/// in order (one stream, say) is not copied.
 template <typename T, typename BucketFn, typename LessFn>
 void stableSortByBucket(std::vector<T> &V, BucketFn BucketOf, LessFn Less) {
-  size_t NumBuckets = 0;
-  for (const T &X : V)
-    NumBuckets = std::max(NumBuckets, size_t(BucketOf(X)) + 1);
-  std::vector<size_t> Offset(NumBuckets + 1, 0);
-  for (const T &X : V)
-    ++Offset[size_t(BucketOf(X)) + 1];
+  std::vector<size_t> Offset(1, 0); // bucket sizes, then their offsets
+  bool Grouped = true;
+  for (size_t I = 0, Last = 0; I != V.size(); ++I) {
+    size_t B = BucketOf(V[I]);
+    if (B + 2 > Offset.size())
+      Offset.resize(B + 2, 0);
+    ++Offset[B + 1];
+    Grouped &= B >= Last;
+    Last = B;
+  }
+  size_t NumBuckets = Offset.size() - 1;
   for (size_t B = 0; B < NumBuckets; ++B)
     Offset[B + 1] += Offset[B];
-  std::vector<T> Out(V.size());
-  std::vector<size_t> Next(Offset.begin(), Offset.end() - 1);
-  for (T &X : V)
-    Out[Next[size_t(BucketOf(X))]++] = std::move(X);
-  V.swap(Out);
+  std::vector<T> Out;
+  if (!Grouped) {
+    Out.resize(V.size());
+    std::vector<size_t> Next(Offset.begin(), Offset.end() - 1);
+    for (T &X : V)
+      Out[Next[size_t(BucketOf(X))]++] = std::move(X);
+    V.swap(Out);
+  }
   for (size_t B = 0; B < NumBuckets; ++B)
     stableSortRuns(V.data() + Offset[B], V.data() + Offset[B + 1], Less, Out);
 }

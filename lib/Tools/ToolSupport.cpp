@@ -1,8 +1,10 @@
 //===- ToolSupport.cpp - What every dd-* tool does the same way -----------===//
 //
-// The graph is serialized into memory first and the output file is opened
-// only after that succeeded; ToolOutputFile removes the file again if writing
-// fails half way (a full disk).
+// The output file is opened only when the first bytes arrive, which the
+// writers send only once the graph is known to serialize (the binary writer
+// sends its whole buffer at once), so a graph that fails leaves an existing
+// file alone without being gathered in memory first; ToolOutputFile removes
+// the file again if writing fails half way (a full disk).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,61 @@
 #include <climits>
 
 using namespace dd;
+
+namespace {
+
+/// A stream to a file that is opened on the first write, or by finish().
+class LazyOutputFile : public llvm::raw_ostream {
+public:
+  explicit LazyOutputFile(llvm::StringRef Path) : Path(Path) {}
+  ~LazyOutputFile() override { flush(); }
+
+  /// Writes what is buffered and keeps the file.
+  llvm::Error finish();
+
+private:
+  void write_impl(const char *Ptr, size_t Size) override {
+    if (open())
+      File->os().write(Ptr, Size);
+    Pos += Size;
+  }
+  uint64_t current_pos() const override { return Pos; }
+  bool open();
+
+  std::string Path;
+  std::unique_ptr<llvm::ToolOutputFile> File;
+  std::error_code OpenError;
+  uint64_t Pos = 0;
+};
+
+bool LazyOutputFile::open() {
+  if (!File && !OpenError) {
+    File = std::make_unique<llvm::ToolOutputFile>(Path, OpenError,
+                                                  llvm::sys::fs::OF_None);
+    if (OpenError)
+      File.reset();
+  }
+  return File != nullptr;
+}
+
+llvm::Error LazyOutputFile::finish() {
+  flush();
+  if (!open())
+    return llvm::createStringError(OpenError, "%s: %s", Path.c_str(),
+                                   OpenError.message().c_str());
+  llvm::raw_fd_ostream &OS = File->os();
+  OS.flush();
+  if (OS.has_error()) {
+    std::error_code EC = OS.error();
+    OS.clear_error();
+    return llvm::createStringError(EC, "%s: write failed: %s", Path.c_str(),
+                                   EC.message().c_str());
+  }
+  File->keep();
+  return llvm::Error::success();
+}
+
+} // namespace
 
 void dd::keepFreedMemory() {
 #ifdef __GLIBC__
@@ -73,29 +130,15 @@ llvm::Error dd::checkBinaryOutputAllowed(llvm::StringRef OutputPath, bool Text,
 
 llvm::Error dd::writeTextFile(llvm::StringRef Contents,
                               llvm::StringRef OutputPath) {
-  std::error_code EC;
-  llvm::ToolOutputFile Out(OutputPath, EC, llvm::sys::fs::OF_None);
-  if (EC)
-    return llvm::createStringError(EC, "%s: %s", OutputPath.str().c_str(),
-                                   EC.message().c_str());
-  Out.os() << Contents;
-  Out.os().flush();
-  if (Out.os().has_error()) {
-    EC = Out.os().error();
-    Out.os().clear_error();
-    return llvm::createStringError(EC, "%s: write failed: %s",
-                                   OutputPath.str().c_str(),
-                                   EC.message().c_str());
-  }
-  Out.keep();
-  return llvm::Error::success();
+  LazyOutputFile Out(OutputPath);
+  Out << Contents;
+  return Out.finish();
 }
 
 llvm::Error dd::writeGraphFile(const Graph &G, llvm::StringRef OutputPath,
                                bool Text) {
-  std::string Bytes;
-  llvm::raw_string_ostream OS(Bytes);
-  if (llvm::Error E = Text ? printTextGraph(G, OS) : writeBinaryGraph(G, OS))
+  LazyOutputFile Out(OutputPath);
+  if (llvm::Error E = Text ? printTextGraph(G, Out) : writeBinaryGraph(G, Out))
     return E;
-  return writeTextFile(OS.str(), OutputPath);
+  return Out.finish();
 }

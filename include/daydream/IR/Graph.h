@@ -27,6 +27,11 @@
 
 namespace dd {
 
+/// Hashes task attributes by value, to share or store each value once.
+struct TaskAttrsHash {
+  size_t operator()(const TaskAttrs &A) const;
+};
+
 class Graph {
 public:
   Graph() = default;
@@ -89,6 +94,11 @@ public:
   void removeTask(TaskId T);
   /// Moves \p T to the end of lane \p L (or after \p After on that lane).
   void moveTask(TaskId T, LaneId L, TaskId After = NoId);
+  /// Renumbers the tasks of a graph without dead tasks: task T becomes
+  /// \p NewId[T], a permutation that keeps every lane's order (a topological
+  /// order does). Numbered by its canonical order (CanonicalOrder.h), a
+  /// graph is written without ordering it again.
+  void permuteTasks(llvm::ArrayRef<TaskId> NewId);
 
   //===--- Lane order ----------------------------------------------------===//
   TaskId laneHead(LaneId L) const { return LaneHead[L]; }
@@ -102,8 +112,10 @@ public:
   }
   llvm::ArrayRef<TaskAttrs> attrSlots() const { return Attrs; }
   /// Sets (or replaces) the attributes of \p T. Entries can be shared by
-  /// tasks, so this adds a new one; writers drop unused ones.
-  void setAttrs(TaskId T, const TaskAttrs &A);
+  /// tasks, so this adds a new one, returned; writers drop unused ones.
+  AttrId setAttrs(TaskId T, const TaskAttrs &A);
+  /// Gives \p T the existing entry \p A, shared with the tasks that have it.
+  void shareAttrs(TaskId T, AttrId A) { Tasks[T].Attrs = A; }
 
   llvm::ArrayRef<TaskNote> notes() const { return Notes; }
   void addNote(TaskId T, llvm::StringRef Key, llvm::StringRef Value);
