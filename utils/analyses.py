@@ -24,8 +24,9 @@ CATEGORIES = ["weights", "weight-gradients", "optimizer-state", "activations",
               "workspace", "other"]
 
 
-def run(*args):
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+def run(*args, cwd=None):
+    return subprocess.run(args, check=True, capture_output=True, text=True,
+                          cwd=cwd).stdout
 
 
 def traces(root):
@@ -41,16 +42,18 @@ def pct(x):
 
 def analyse(root, path, work, images):
     name = os.path.relpath(path, root)
-    ddir = os.path.join(work, "t.ddir")
-    run("dd-import", "-q", path, "-o", ddir)
+    stem = name.replace("/", "_").split(".")[0]
+    # Named after the trace and run where it lies, so that the pictures'
+    # labels name the trace, not a temporary folder.
+    ddir = stem + ".ddir"
+    run("dd-import", "-q", os.path.abspath(path), "-o", ddir, cwd=work)
     sim_args = ["dd-sim", "-report=json", ddir]
     if images:
-        svg = os.path.join(images, name.replace("/", "_").split(".")[0] + ".svg")
-        sim_args.append("-plot=" + svg)
-    report = json.loads(run(*sim_args))
+        sim_args.append("-plot=" + os.path.abspath(os.path.join(images, stem + ".svg")))
+    report = json.loads(run(*sim_args, cwd=work))
     head = report["headline"]
     memory = json.loads(run("dd-opt", "-passes=print<memory>{json=true}",
-                            "-disable-output", ddir))
+                            "-disable-output", ddir, cwd=work))
     gpus = [d for d in memory.get("devices", []) if d["device"] >= 0]
     return {
         "name": name,
