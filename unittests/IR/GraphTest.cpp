@@ -4,6 +4,9 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
+#include <tuple>
+
 using namespace dd;
 using namespace dd::test;
 
@@ -42,6 +45,41 @@ TEST(GraphTest, InsertBeforeAndAfter) {
   EXPECT_EQ(G.laneHead(A), First);
   EXPECT_EQ(G.laneTail(A), Last);
   EXPECT_EQ(G.task(Mid).Lane, A);
+}
+
+TEST(GraphTest, PermuteTasksKeepsLanesEdgesAndAttributes) {
+  // Two lanes interleaved: a0 b0 a1 b1, renumbered so that lane b comes
+  // first. Lane order, edges, names and attributes follow their tasks.
+  Graph G;
+  LaneId A = addLane(G, "a"), B = addLane(G, "b");
+  TaskId A0 = addTask(G, A, "a0", 0, 1);
+  TaskId B0 = addTask(G, B, "b0", 0, 2);
+  TaskId A1 = addTask(G, A, "a1", 1, 3);
+  TaskId B1 = addTask(G, B, "b1", 2, 4);
+  G.addEdge(A0, B1, EdgeKind::Launch);
+  G.addEdge(B0, A1, EdgeKind::Sync);
+  TaskAttrs At;
+  At.Bytes = 77;
+  G.setAttrs(A1, At);
+  std::vector<TaskId> NewId(4);
+  NewId[B0] = 0;
+  NewId[B1] = 1;
+  NewId[A0] = 2;
+  NewId[A1] = 3;
+  G.permuteTasks(NewId);
+  EXPECT_EQ(laneOrder(G, B), (std::vector<TaskId>{0, 1}));
+  EXPECT_EQ(laneOrder(G, A), (std::vector<TaskId>{2, 3}));
+  EXPECT_EQ(G.str(G.task(0).Name), "b0");
+  EXPECT_EQ(G.task(3).DurationNs, 3);
+  ASSERT_NE(G.attrs(3), nullptr);
+  EXPECT_EQ(G.attrs(3)->Bytes, 77u);
+  EXPECT_EQ(G.attrs(2), nullptr);
+  std::vector<std::tuple<TaskId, TaskId, EdgeKind>> Edges;
+  for (const Edge &E : G.edgeSlots())
+    Edges.emplace_back(E.Src, E.Dst, E.Kind);
+  std::sort(Edges.begin(), Edges.end());
+  EXPECT_EQ(Edges, (std::vector<std::tuple<TaskId, TaskId, EdgeKind>>{
+                       {0, 3, EdgeKind::Sync}, {2, 1, EdgeKind::Launch}}));
 }
 
 TEST(GraphTest, RemoveUnlinksAndKillsEdges) {
