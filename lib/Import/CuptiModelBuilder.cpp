@@ -380,11 +380,27 @@ void CuptiModelBuilder::attributeMemory() {
   Memory.clear();
 }
 
+void CuptiModelBuilder::dropUnlaunchedWork() {
+  std::unordered_map<uint32_t, bool> Launched;
+  for (size_t I = FirstCall; I != M.Calls.size(); ++I)
+    Launched[M.Calls[I].Correlation] = true;
+  auto Kept = std::stable_partition(
+      M.Activities.begin() + FirstActivity, M.Activities.end(),
+      [&](const GpuActivity &A) { return Launched.count(A.Correlation); });
+  M.Stats.SkippedOther += M.Activities.end() - Kept;
+  M.Activities.erase(Kept, M.Activities.end());
+}
+
 void CuptiModelBuilder::finishProcess() {
   pairMarkers();
   resolveSyncs();
   attributeMemory();
+  if (Windowed)
+    dropUnlaunchedWork();
   ContextDevice.clear();
+  Windowed = false;
+  FirstCall = M.Calls.size();
+  FirstActivity = M.Activities.size();
 }
 
 void CuptiModelBuilder::beginProcess() {
@@ -400,5 +416,6 @@ TraceModel CuptiModelBuilder::finish() {
   ApiNames.clear();
   ApiKinds.clear();
   CorrelationBase = MaxCorrelation = 0;
+  FirstCall = FirstActivity = 0;
   return Out;
 }

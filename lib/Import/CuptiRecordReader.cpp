@@ -151,7 +151,10 @@ Error FileReader::readFrame(uint64_t Offset, FrameType Type,
     Ended = true;
     return Error::success();
   case FrameType::Window:
-    return Need(16, "window");
+    if (Error E = Need(16, "window"))
+      return E;
+    B.setWindowed();
+    return Error::success();
   }
   return error(Offset, "unknown frame type " +
                            llvm::Twine(static_cast<uint32_t>(Type)));

@@ -35,7 +35,7 @@ struct WrittenFile {
 };
 
 WrittenFile writeFixture(const CuptiRecordsFixture &F, uint64_t Dropped = 0,
-                         bool End = true) {
+                         bool End = true, bool Window = false) {
   WrittenFile W;
   int FD;
   EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("fixture", "ddrec", FD,
@@ -52,6 +52,8 @@ WrittenFile writeFixture(const CuptiRecordsFixture &F, uint64_t Dropped = 0,
         Writer.addRecord(reinterpret_cast<const CUpti_Activity *>(R.data())));
   if (Dropped)
     Writer.addDropped(Dropped);
+  if (Window)
+    Writer.addWindow(0, 100000);
   if (End) {
     EXPECT_TRUE(Writer.close(1000000, Err)) << Err;
   } else {
@@ -130,6 +132,24 @@ TEST(CuptiRecordReaderTest, CutShortIsAWarningAndKeepsWholeFrames) {
   ASSERT_EQ(Warnings.size(), 1u);
   EXPECT_EQ(Warnings[0].rfind("t.ddrec: cut short at byte ", 0), 0u)
       << Warnings[0];
+}
+
+TEST(CuptiRecordReaderTest, AWindowLeavesOutGpuWorkLaunchedAfterIt) {
+  // With -window, GPU kinds stay on one iteration longer than API calls:
+  // a kernel whose launch was not recorded belongs after the window.
+  CuptiRecordsFixture F;
+  F.kernel("after_the_window", 7, 200000, 210000, 99);
+  std::vector<std::string> Warnings;
+  auto Whole = readBytes(writeFixture(F).Bytes, Warnings);
+  ASSERT_TRUE(bool(Whole)) << llvm::toString(Whole.takeError());
+  EXPECT_EQ(Whole->Activities.size(), 5u);
+  auto Windowed =
+      readBytes(writeFixture(F, 0, true, /*Window=*/true).Bytes, Warnings);
+  ASSERT_TRUE(bool(Windowed)) << llvm::toString(Windowed.takeError());
+  EXPECT_EQ(Windowed->Activities.size(), 4u);
+  EXPECT_EQ(Windowed->Stats.SkippedOther, Whole->Stats.SkippedOther + 1);
+  for (const GpuActivity &A : Windowed->Activities)
+    EXPECT_NE(Windowed->Strings.get(A.Name), "after_the_window");
 }
 
 TEST(CuptiRecordReaderTest, DroppedRecordsAreReported) {

@@ -44,6 +44,12 @@ public:
   /// Records CUPTI dropped (no buffer was free), as the writer reported.
   void addDropped(uint64_t Count) { M.Stats.DroppedRecords += Count; }
 
+  /// Says that this process was traced for a window of iterations only
+  /// (dd-trace -window): its GPU records then include work of the
+  /// iteration after the window, whose launches were not recorded, and
+  /// GPU work without a recorded launch is left out.
+  void setWindowed() { Windowed = true; }
+
   /// Starts the records of another process. CUPTI numbers correlations,
   /// contexts and events per process, so what came before is paired now
   /// and later correlation ids are moved past the earlier ones.
@@ -68,6 +74,7 @@ private:
   void addMemory(const trace::MemoryRecord &R);
 
   void finishProcess();
+  void dropUnlaunchedWork();
   void pairMarkers();
   void resolveSyncs();
   void attributeMemory();
@@ -83,6 +90,9 @@ private:
 
   TraceModel M;
   uint32_t CorrelationBase = 0, MaxCorrelation = 0;
+  bool Windowed = false;
+  /// Where this process's calls and GPU work begin in the model.
+  size_t FirstCall = 0, FirstActivity = 0;
   // Keyed by ids read from files, which may take any value: std maps, since
   // DenseMap reserves two values of each key type.
   std::unordered_map<uint64_t, StrId> ApiNames; ///< (domain << 32 | cbid)
