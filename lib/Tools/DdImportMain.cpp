@@ -145,14 +145,10 @@ int dd::ddImportMain(int Argc, char **Argv) {
   R->G.metadata().Producer = "dd-import 0.1.0";
 
   std::string Name = Input == "-" ? "<stdin>" : Input;
-  for (const std::string &Warning : R->Warnings) {
-    llvm::errs() << Tool << ": ";
-    llvm::WithColor::warning(llvm::errs(), "") << Warning << "\n";
-  }
-  for (const std::string &Note : R->Lowered.CycleNotes) {
-    llvm::errs() << Tool << ": ";
-    llvm::WithColor::warning(llvm::errs(), "") << Name << ": " << Note << "\n";
-  }
+  for (const std::string &Warning : R->Warnings)
+    reportWarning(Tool, Warning);
+  for (const std::string &Note : R->Lowered.CycleNotes)
+    reportWarning(Tool, Name + ": " + Note);
   auto WriteStart = std::chrono::steady_clock::now();
   if (llvm::Error E = writeGraphFile(R->G, Opt.Output, Opt.Text))
     return reportError(Tool, std::move(E));

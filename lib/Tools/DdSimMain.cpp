@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/IR/Graph.h"
+#include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/IRReader.h"
 #include "daydream/Plugin/PluginLoader.h"
 #include "daydream/Sim/SchedulingPolicy.h"
@@ -83,7 +84,10 @@ llvm::Error writePictures(const Options &Opt, llvm::StringRef InputName,
     if (!BG)
       return BG.takeError();
     BaseGraph = std::move(*BG);
-    auto BR = simulate(*BaseGraph, SO);
+    // Another graph: its own order, not the input's.
+    SimOptions BaseOptions = SO;
+    BaseOptions.Order = nullptr;
+    auto BR = simulate(*BaseGraph, BaseOptions);
     if (!BR)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      Opt.Baseline + ": " +
@@ -139,11 +143,21 @@ int dd::ddSimMain(int Argc, char **Argv) {
   if (!G)
     return reportError(Tool, G.takeError());
 
-  SimOptions SO;
-  SO.Policy = Policy->get();
-  auto R = simulate(*G, SO);
   std::string InputName =
       Opt.Input == "-" ? std::string("<stdin>") : Opt.Input.getValue();
+  SimOptions SO;
+  SO.Policy = Policy->get();
+  // The headline's critical path needs the canonical order; the simulation
+  // then uses the same one instead of computing its own.
+  llvm::Optional<CanonicalOrder> Order;
+  if (Opt.Headline) {
+    auto O = computeCanonicalOrder(*G);
+    if (!O)
+      return reportError(Tool, InputName + ": " + llvm::toString(O.takeError()));
+    Order = std::move(*O);
+    SO.Order = &Order->Order;
+  }
+  auto R = simulate(*G, SO);
   if (!R)
     return reportError(Tool, InputName + ": " + llvm::toString(R.takeError()));
 
@@ -155,7 +169,7 @@ int dd::ddSimMain(int Argc, char **Argv) {
   llvm::raw_string_ostream OS(Report);
   llvm::Optional<SimHeadline> Headline;
   if (Opt.Headline) {
-    auto H = computeHeadline(*G, *R);
+    auto H = computeHeadline(*G, *R, *Order);
     if (!H)
       return reportError(Tool, InputName + ": " + llvm::toString(H.takeError()));
     Headline = std::move(*H);

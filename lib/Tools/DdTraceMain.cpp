@@ -257,11 +257,6 @@ std::vector<std::string> recordFiles(llvm::StringRef Dir) {
   return Files;
 }
 
-void warn(const llvm::Twine &Msg) {
-  llvm::errs() << Tool << ": ";
-  llvm::WithColor::warning(llvm::errs(), "") << Msg << "\n";
-}
-
 /// Reads the records of every traced process and lowers them to a graph.
 llvm::Expected<Graph> lowerRecords(const std::vector<std::string> &Files,
                                    LoweringStats &Stats, ImportStats &Read) {
@@ -278,7 +273,7 @@ llvm::Expected<Graph> lowerRecords(const std::vector<std::string> &Files,
   std::vector<std::string> Warnings;
   auto Model = readCuptiRecordFiles(Inputs, Warnings);
   for (const std::string &W : Warnings)
-    warn(W);
+    reportWarning(Tool, W);
   if (!Model)
     return Model.takeError();
   Read = Model->Stats;
@@ -343,7 +338,7 @@ int dd::ddTraceMain(int Argc, char **Argv) {
   if (!Status)
     return reportError(Tool, Status.takeError());
   if (*Status != 0)
-    warn("'" + Opt.Program + "' exited with status " + llvm::Twine(*Status) +
+    reportWarning(Tool, "'" + Opt.Program + "' exited with status " + llvm::Twine(*Status) +
          "; writing what was recorded");
 
   std::vector<std::string> Files = recordFiles(*Dir);
@@ -360,7 +355,7 @@ int dd::ddTraceMain(int Argc, char **Argv) {
     return reportError(Tool, G.takeError());
   G->metadata().Producer = "dd-trace 0.1.0";
   for (const std::string &Note : Stats.CycleNotes)
-    warn(Note);
+    reportWarning(Tool, Note);
   if (llvm::Error E = writeGraphFile(*G, Opt.Output, Opt.Text))
     return reportError(Tool, std::move(E));
   if (!Opt.Quiet)

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Tools/GraphDiff.h"
+#include "daydream/Tools/ToolSupport.h"
 #include "daydream/Transforms/KernelClass.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -73,14 +74,6 @@ double meanIteration(const RunView &Run) {
   return N ? Sum / N : -1;
 }
 
-std::string formatNs(double Ns) {
-  if (Ns >= 1e6)
-    return llvm::formatv("{0:f3} ms", Ns / 1e6).str();
-  if (Ns >= 1e3)
-    return llvm::formatv("{0:f1} us", Ns / 1e3).str();
-  return llvm::formatv("{0:f0} ns", Ns).str();
-}
-
 /// "+12.3%", or "new" / "gone" / "-" where one side is zero.
 std::string formatChange(double A, double B) {
   if (A == 0)
@@ -138,8 +131,8 @@ void dd::printGraphDiffText(const GraphDiff &D, llvm::raw_ostream &OS) {
   OS << "A: " << D.LabelA << " (" << D.IterationsA << " iterations)\n"
      << "B: " << D.LabelB << " (" << D.IterationsB << " iterations)\n";
   if (D.IterationA >= 0 && D.IterationB >= 0)
-    OS << "iteration: " << formatNs(D.IterationA) << " -> "
-       << formatNs(D.IterationB) << " ("
+    OS << "iteration: " << formatDuration(D.IterationA) << " -> "
+       << formatDuration(D.IterationB) << " ("
        << formatChange(D.IterationA, D.IterationB) << ")\n";
   auto Table = [&](llvm::StringRef Title, llvm::ArrayRef<DiffRow> Rows) {
     OS << "\n"
@@ -152,7 +145,7 @@ void dd::printGraphDiffText(const GraphDiff &D, llvm::raw_ostream &OS) {
       std::string Shown = Key.size() > 40 ? "..." + Key.take_back(37).str()
                                           : Key.str();
       OS << llvm::formatv("{0,-40} {1,14} {2,14} {3,9}\n", Shown,
-                          formatNs(R.A), formatNs(R.B),
+                          formatDuration(R.A), formatDuration(R.B),
                           formatChange(R.A, R.B));
     }
   };

@@ -18,12 +18,10 @@
 using namespace dd;
 
 llvm::Expected<SimHeadline> dd::computeHeadline(const Graph &G,
-                                                const SimResult &R) {
+                                                const SimResult &R,
+                                                const CanonicalOrder &Order) {
   SimHeadline H;
-  auto Order = computeCanonicalOrder(G);
-  if (!Order)
-    return Order.takeError();
-  auto Path = findCriticalPath(G, R, *Order);
+  auto Path = findCriticalPath(G, R, Order);
   if (!Path)
     return Path.takeError();
   CriticalPathBreakdown B = breakDown(G, *Path);

@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Tools/SimPlot.h"
+#include "daydream/Tools/ToolSupport.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -43,29 +45,6 @@ GpuActivityClass classOf(const Graph &G, TaskId T) {
   }
 }
 
-std::string escapeXml(llvm::StringRef S) {
-  std::string Out;
-  for (char C : S) {
-    switch (C) {
-    case '&': Out += "&amp;"; break;
-    case '<': Out += "&lt;"; break;
-    case '>': Out += "&gt;"; break;
-    case '"': Out += "&quot;"; break;
-    default: Out += C;
-    }
-  }
-  return Out;
-}
-
-/// "12.345 ms", "678 us" or "90 ns".
-std::string formatTime(int64_t Ns) {
-  if (Ns >= 1000000)
-    return llvm::formatv("{0:f3} ms", double(Ns) / 1e6).str();
-  if (Ns >= 1000)
-    return llvm::formatv("{0:f1} us", double(Ns) / 1e3).str();
-  return llvm::formatv("{0} ns", Ns).str();
-}
-
 /// Total kernel time by name in \p Run.
 llvm::StringMap<int64_t> kernelTimes(const RunView &Run) {
   llvm::StringMap<int64_t> Times;
@@ -93,8 +72,9 @@ private:
   void kernels(llvm::raw_ostream &OS, int &Y);
   void text(llvm::raw_ostream &OS, int X, int Y, llvm::StringRef S,
             const char *Extra = "") {
-    OS << "<text x=\"" << X << "\" y=\"" << Y << "\"" << Extra << ">"
-       << escapeXml(S) << "</text>\n";
+    OS << "<text x=\"" << X << "\" y=\"" << Y << "\"" << Extra << ">";
+    llvm::printHTMLEscaped(S, OS);
+    OS << "</text>\n";
   }
   void rect(llvm::raw_ostream &OS, double X, int Y, double W, int H,
             const char *Color) {
@@ -144,15 +124,15 @@ void SvgPlot::phases(llvm::raw_ostream &OS, int &Y) {
       rect(OS, X, Y, W, 24, ClassColors[C]);
       X += W;
     }
-    text(OS, int(X) + 6, Y + 17, formatTime(Runs[I]->makespan()));
+    text(OS, int(X) + 6, Y + 17, formatDuration(Runs[I]->makespan()));
     Y += 32;
   }
   // The legend with both runs' figures.
   for (size_t C = 0; C != NumGpuActivityClasses; ++C) {
     rect(OS, Left, Y, 12, 12, ClassColors[C]);
     text(OS, Left + 18, Y + 11,
-         std::string(ClassNames[C]) + ": " + formatTime(Breakdowns[0][C]) +
-             " -> " + formatTime(Breakdowns[1][C]));
+         std::string(ClassNames[C]) + ": " + formatDuration(Breakdowns[0][C]) +
+             " -> " + formatDuration(Breakdowns[1][C]));
     Y += 18;
   }
   Y += 14;
@@ -176,7 +156,7 @@ void SvgPlot::kernels(llvm::raw_ostream &OS, int &Y) {
     rect(OS, Left, Y + 2, double(Base) / Most * BarWidth, 9, "#999999");
     rect(OS, Left, Y + 12, double(Pred) / Most * BarWidth, 9, "#377eb8");
     text(OS, Left + BarWidth + 8, Y + 15,
-         formatTime(Base) + " -> " + formatTime(Pred));
+         formatDuration(Base) + " -> " + formatDuration(Pred));
     Y += 26;
   }
 }

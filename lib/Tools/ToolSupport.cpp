@@ -13,6 +13,7 @@
 #include "daydream/IR/TextFormat.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -116,6 +117,19 @@ int dd::reportError(llvm::StringRef Tool, const llvm::Twine &Message) {
   llvm::errs() << Tool << ": ";
   llvm::WithColor::error(llvm::errs(), "") << Message << "\n";
   return 1;
+}
+
+void dd::reportWarning(llvm::StringRef Tool, const llvm::Twine &Message) {
+  llvm::errs() << Tool << ": ";
+  llvm::WithColor::warning(llvm::errs(), "") << Message << "\n";
+}
+
+std::string dd::formatDuration(double Ns) {
+  if (Ns >= 1e6)
+    return llvm::formatv("{0:f3} ms", Ns / 1e6).str();
+  if (Ns >= 1e3)
+    return llvm::formatv("{0:f1} us", Ns / 1e3).str();
+  return llvm::formatv("{0:f0} ns", Ns).str();
 }
 
 llvm::Error dd::checkBinaryOutputAllowed(llvm::StringRef OutputPath, bool Text,

@@ -30,6 +30,7 @@
 namespace dd {
 
 class Graph;
+struct CanonicalOrder;
 struct SimResult;
 
 /// The figures people decide from (docs/passes/print-critical-path.md and
@@ -53,9 +54,12 @@ struct SimReportInfo {
   const SimHeadline *Headline = nullptr;
 };
 
-/// Computes the headline figures of \p R, a simulation of \p G.
+/// Computes the headline figures of \p R, a simulation of \p G whose
+/// canonical order is \p Order (the one the simulation ran in, so that it is
+/// computed once).
 llvm::Expected<SimHeadline> computeHeadline(const Graph &G,
-                                            const SimResult &R);
+                                            const SimResult &R,
+                                            const CanonicalOrder &Order);
 
 void printSimReportText(const Graph &G, const SimResult &R,
                         const SimReportInfo &Info, llvm::raw_ostream &OS);

@@ -15,6 +15,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <string>
 
 namespace dd {
 
@@ -47,6 +48,11 @@ void keepFreedMemory();
 
 int reportError(llvm::StringRef Tool, llvm::Error E);
 int reportError(llvm::StringRef Tool, const llvm::Twine &Message);
+/// Prints "<tool>: warning: <message>" to stderr.
+void reportWarning(llvm::StringRef Tool, const llvm::Twine &Message);
+
+/// A duration for people: "12.345 ms", "678.9 us" or "90 ns".
+std::string formatDuration(double Ns);
 
 /// Fails if binary output would go to a terminal and \p Force is not set.
 llvm::Error checkBinaryOutputAllowed(llvm::StringRef OutputPath, bool Text,
