@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "daydream/Comm/NetworkModel.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Passes/BuiltinPasses.h"
@@ -57,11 +58,6 @@ llvm::Error validate(const BandwidthOptions &O) {
   return O.Select.validate();
 }
 
-/// GB/s are bytes per nanosecond, so bytes / gbps is nanoseconds.
-int64_t alphaBetaNs(uint64_t Bytes, double Gbps, double LatencyNs) {
-  return std::llround(LatencyNs + double(Bytes) / Gbps);
-}
-
 /// The recorded time with its bandwidth part sped up by \p Factor; a task
 /// shorter than the latency is all latency.
 int64_t scaledAboveLatencyNs(int64_t DurationNs, double Factor,
@@ -83,9 +79,11 @@ public:
       const TaskAttrs *A = G.attrs(T);
       bool Sized = O.Gbps > 0 && A && A->Bytes > 0;
       setDurations(G, T,
-                   Sized ? alphaBetaNs(A->Bytes, O.Gbps, LatencyNs)
-                         : scaledAboveLatencyNs(G.task(T).DurationNs, O.Factor,
-                                                LatencyNs));
+                   Sized
+                       ? std::llround(comm::alphaBetaNs(
+                             double(A->Bytes), comm::Link{O.Gbps, O.LatencyUs}))
+                       : scaledAboveLatencyNs(G.task(T).DurationNs, O.Factor,
+                                              LatencyNs));
     }
     return PreservedAnalyses::none().preserveSet<StructureAnalyses>();
   }

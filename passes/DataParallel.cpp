@@ -6,6 +6,8 @@
 
 #include "DataParallel.h"
 
+#include "daydream/Comm/NetworkModel.h"
+
 #include <limits>
 
 using namespace dd;
@@ -106,10 +108,11 @@ double dataparallel::ringGbps(const Graph &G, const Options &O) {
 
 int64_t dataparallel::ringAllReduceNs(uint64_t Bytes, int64_t Gpus, double Gbps,
                                       double LatencyUs) {
-  double N = double(Gpus);
-  double TransferNs = 2 * (N - 1) / N * double(Bytes) / Gbps;
-  double LatencyNs = 2 * (N - 1) * LatencyUs * 1000;
-  return std::llround(TransferNs + LatencyNs);
+  // The network model's ring on one level (docs/Network.md).
+  comm::Topology Ring = comm::singleNode(Gpus, comm::Link{Gbps, LatencyUs});
+  return std::llround(comm::collectiveTimeNs(comm::CollectiveKind::AllReduce,
+                                             comm::Algorithm::Ring,
+                                             double(Bytes), Gpus, Ring));
 }
 
 bool dataparallel::isStreamWork(TaskKind K) {

@@ -87,7 +87,8 @@ double ringGbps(const Graph &G, const Options &O);
 
 /// Ring all-reduce (Patarasuk and Yuan): a reduce-scatter and an all-gather
 /// of n-1 steps each move 2(n-1)/n of the data over every link, and each of
-/// the 2(n-1) steps pays the link latency once. Bytes / (GB/s) is ns.
+/// the 2(n-1) steps pays the link latency once. Bytes / (GB/s) is ns. The
+/// network model's ring on one node (daydream/Comm/NetworkModel.h).
 int64_t ringAllReduceNs(uint64_t Bytes, int64_t Gpus, double Gbps,
                         double LatencyUs);
 

@@ -117,7 +117,7 @@ Expected<Graph> dd::parseBinaryGraph(StringRef Bytes) {
   if (auto *Its = In->iterations())
     for (const fb::Iteration *I : *Its)
       G.iterationsMut().push_back(
-          Iteration{I->start_ns(), I->measured_ns(), I->name()});
+          Iteration{I->start_ns(), I->measured_ns(), I->name(), I->rank()});
 
   auto *Src = In->edge_src();
   auto *Dst = In->edge_dst();

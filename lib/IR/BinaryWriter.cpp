@@ -31,9 +31,13 @@ public:
     if (NewId[Old] == NoId) {
       NewId[Old] = Used.size();
       Used.push_back(Old);
+      Bytes += G.str(Old).size();
     }
     return NewId[Old];
   }
+
+  /// What the strings used so far take in the buffer, about.
+  size_t bytes() const { return Bytes + Used.size() * 12; }
 
   flatbuffers::Offset<
       flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
@@ -51,6 +55,24 @@ private:
   const Graph &G;
   std::vector<StrId> NewId;
   std::vector<StrId> Used;
+  size_t Bytes = 0;
+};
+
+/// A FlatBufferBuilder that lets a vector of structs be written in place,
+/// laid out as CreateVectorOfStructs lays it out, so that the task array
+/// (most of the file) is never built twice.
+class OutputBuilder : public flatbuffers::FlatBufferBuilder {
+public:
+  using FlatBufferBuilder::FlatBufferBuilder;
+
+  template <typename T>
+  flatbuffers::Offset<flatbuffers::Vector<const T *>>
+  createUninitializedStructs(size_t Len, T **Out) {
+    StartVector(Len * sizeof(T) / flatbuffers::AlignOf<T>(),
+                flatbuffers::AlignOf<T>());
+    *Out = reinterpret_cast<T *>(buf_.make_space(Len * sizeof(T)));
+    return flatbuffers::Offset<flatbuffers::Vector<const T *>>(EndVector(Len));
+  }
 };
 
 flatbuffers::Offset<fb::Metadata>
@@ -90,9 +112,8 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
     Layers.emplace_back(Str(L.Name), L.Parent);
   std::vector<fb::Iteration> Its;
   for (const Iteration &I : G.iterations())
-    Its.emplace_back(I.StartNs, I.MeasuredNs, Str(I.Name), 0);
+    Its.emplace_back(I.StartNs, I.MeasuredNs, Str(I.Name), I.Rank);
 
-  std::vector<fb::Task> Tasks;
   // Attributes are stored once per distinct value: kernels of repeated
   // layers and iterations share their launch shapes. An entry shared by
   // tasks (as importers and readers share them) is looked up once.
@@ -114,14 +135,13 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
     }
     return NewAttr[Slot];
   };
-  Tasks.reserve(C.Order.size());
+  // Numbers the tasks' names and attributes in order of first use now; the
+  // tasks themselves are written straight into the output buffer below,
+  // which saves a copy of the largest array.
   for (TaskId Old : C.Order) {
     const Task &T = G.task(Old);
-    AttrId A = AttrOf(T.Attrs);
-    Tasks.emplace_back(T.StartNs, T.DurationNs, T.GapNs, Str(T.Name), T.Lane,
-                       T.Layer, T.Correlation, A,
-                       static_cast<fb::TaskKind>(T.Kind),
-                       static_cast<fb::Phase>(T.Phase), T.Flags);
+    Str(T.Name);
+    AttrOf(T.Attrs);
   }
 
   std::vector<fb::TaskNote> Notes;
@@ -136,13 +156,6 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
     N = fb::TaskNote(N.task(), Str(N.key()), Str(N.value()));
 
   std::vector<Edge> Edges = canonicalEdges(G, C);
-  std::vector<uint32_t> Src(Edges.size()), Dst(Edges.size());
-  std::vector<uint8_t> Kind(Edges.size());
-  for (size_t I = 0; I != Edges.size(); ++I) {
-    Src[I] = Edges[I].Src;
-    Dst[I] = Edges[I].Dst;
-    Kind[I] = static_cast<uint8_t>(Edges[I].Kind);
-  }
 
   std::vector<fb::MemoryEvent> Mem;
   Mem.reserve(G.memoryEvents().size());
@@ -150,17 +163,40 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
     Mem.emplace_back(E.TimeNs, E.Bytes, E.TotalAllocated, E.TotalReserved,
                      E.Address, E.Lane, E.Device);
 
-  flatbuffers::FlatBufferBuilder B(1024 + Tasks.size() * 64 + Edges.size() * 9 +
-                                   Mem.size() * 48);
+  OutputBuilder B(1024 + C.Order.size() * sizeof(fb::Task) +
+                  Edges.size() * 9 + Mem.size() * sizeof(fb::MemoryEvent) +
+                  Attrs.size() * sizeof(fb::TaskAttrs) + Str.bytes());
   auto Meta = buildMetadata(B, G.metadata());
   auto Strings = Str.build(B);
+  auto LanesV = B.CreateVectorOfStructs(Lanes);
+  auto LayersV = B.CreateVectorOfStructs(Layers);
+  auto ItsV = B.CreateVectorOfStructs(Its);
+  fb::Task *TaskOut = nullptr;
+  auto TasksV = B.createUninitializedStructs(C.Order.size(), &TaskOut);
+  for (TaskId Old : C.Order) {
+    const Task &T = G.task(Old);
+    *TaskOut++ = fb::Task(T.StartNs, T.DurationNs, T.GapNs, Str(T.Name),
+                          T.Lane, T.Layer, T.Correlation, AttrOf(T.Attrs),
+                          static_cast<fb::TaskKind>(T.Kind),
+                          static_cast<fb::Phase>(T.Phase), T.Flags);
+  }
+  auto AttrsV = B.CreateVectorOfStructs(Attrs);
+  auto NotesV = B.CreateVectorOfStructs(Notes);
+  uint32_t *SrcOut = nullptr, *DstOut = nullptr;
+  uint8_t *KindOut = nullptr;
+  auto SrcV = B.CreateUninitializedVector(Edges.size(), &SrcOut);
+  for (const Edge &E : Edges)
+    *SrcOut++ = E.Src;
+  auto DstV = B.CreateUninitializedVector(Edges.size(), &DstOut);
+  for (const Edge &E : Edges)
+    *DstOut++ = E.Dst;
+  auto KindV = B.CreateUninitializedVector(Edges.size(), &KindOut);
+  for (const Edge &E : Edges)
+    *KindOut++ = static_cast<uint8_t>(E.Kind);
   auto Root = fb::CreateGraph(
-      B, BinaryFormatVersion, Meta, Strings, B.CreateVectorOfStructs(Lanes),
-      B.CreateVectorOfStructs(Layers), B.CreateVectorOfStructs(Its),
-      B.CreateVectorOfStructs(Tasks), B.CreateVectorOfStructs(Attrs),
-      B.CreateVectorOfStructs(Notes), B.CreateVector(Src), B.CreateVector(Dst),
-      B.CreateVector(reinterpret_cast<const fb::EdgeKind *>(Kind.data()),
-                     Kind.size()),
+      B, BinaryFormatVersion, Meta, Strings, LanesV, LayersV, ItsV, TasksV,
+      AttrsV, NotesV, SrcV, DstV,
+      flatbuffers::Offset<flatbuffers::Vector<fb::EdgeKind>>(KindV.o),
       B.CreateVectorOfStructs(Mem));
   fb::FinishGraphBuffer(B, Root);
   OS.write(reinterpret_cast<const char *>(B.GetBufferPointer()), B.GetSize());

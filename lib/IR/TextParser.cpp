@@ -43,7 +43,7 @@ constexpr StringRef DeviceKeys[] = {"sms",  "memory", "fp32",
 constexpr StringRef RankKeys[] = {"world", "host"};
 constexpr StringRef LaneKeys[] = {"native", "rank", "device", "order"};
 constexpr StringRef LayerKeys[] = {"parent"};
-constexpr StringRef IterationKeys[] = {"start", "measured"};
+constexpr StringRef IterationKeys[] = {"start", "measured", "rank"};
 constexpr StringRef TaskKeys[] = {"start", "dur",   "gap",   "layer", "phase",
                                   "corr",  "flags", "bytes", "flops", "grid",
                                   "block", "smem",  "regs",  "copy"};
@@ -268,6 +268,8 @@ Error Parser::parseIteration() {
     return E;
   KeySet Seen;
   if (Error E = R.readKeyValues(IterationKeys, Seen, [&](unsigned Key) {
+        if (Key == 2)
+          return R.readInt(It.Rank);
         return R.readInt(Key == 0 ? It.StartNs : It.MeasuredNs);
       }))
     return E;

@@ -173,6 +173,8 @@ void Printer::printLanesAndLayers() {
       OS << " start=" << It.StartNs;
     if (It.MeasuredNs != -1)
       OS << " measured=" << It.MeasuredNs;
+    if (It.Rank != -1)
+      OS << " rank=" << It.Rank;
     OS << '\n';
   }
 }

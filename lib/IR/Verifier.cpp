@@ -53,6 +53,9 @@ Error checkLanesAndLayers(const Graph &G) {
     if (It.MeasuredNs < -1)
       return fail("iteration '{0}': negative measured duration {1}",
                   G.str(It.Name), It.MeasuredNs);
+    if (It.Rank < -1)
+      return fail("iteration '{0}': rank {1} (expected -1 or a rank)",
+                  G.str(It.Name), It.Rank);
   }
   return Error::success();
 }

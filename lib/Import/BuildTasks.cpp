@@ -272,7 +272,7 @@ void lowering::buildTasks(Context &C) {
     return A.StartNs < B.StartNs;
   });
   ItemsInOrder Items(C, std::move(Markers));
-  C.T0 = Items.firstStartNs();
+  C.T0 = std::min(Items.firstStartNs(), C.Opts.OriginNs);
 
   // Where each call is split, known before any task is made so that the
   // task arrays are reserved once: growing them would copy them and touch

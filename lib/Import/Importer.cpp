@@ -51,9 +51,10 @@ llvm::Expected<TraceModel> readNsysBytes(const InputFile &In) {
 
 } // namespace
 
-llvm::Expected<ImportResult> dd::import::importTrace(llvm::StringRef Path,
-                                                     const ImportOptions &Opts,
-                                                     ProgressFn Progress) {
+llvm::Expected<ImportResult> dd::import::readTrace(llvm::StringRef Path,
+                                                   const ImportOptions &Opts,
+                                                   TraceModel &Out,
+                                                   ProgressFn Progress) {
   auto Seconds = [Start = std::chrono::steady_clock::now()]() mutable {
     auto Now = std::chrono::steady_clock::now();
     double S = std::chrono::duration<double>(Now - Start).count();
@@ -100,10 +101,32 @@ llvm::Expected<ImportResult> dd::import::importTrace(llvm::StringRef Path,
     return prefixed(In->Name, Model.takeError());
   R.ReadSeconds = Seconds();
   R.Read = Model->Stats;
-  auto G = lowerTrace(std::move(*Model), Opts.Lowering, R.Lowered);
-  if (!G)
-    return prefixed(In->Name, G.takeError());
-  R.G = std::move(*G);
-  R.LowerSeconds = Seconds();
+  R.Name = In->Name;
+  Out = std::move(*Model);
   return std::move(R);
+}
+
+llvm::Error dd::import::lowerInto(ImportResult &R, TraceModel &&Model,
+                                  const LoweringOptions &Opts) {
+  auto Start = std::chrono::steady_clock::now();
+  auto G = lowerTrace(std::move(Model), Opts, R.Lowered);
+  if (!G)
+    return prefixed(R.Name, G.takeError());
+  R.G = std::move(*G);
+  R.LowerSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
+  return llvm::Error::success();
+}
+
+llvm::Expected<ImportResult> dd::import::importTrace(llvm::StringRef Path,
+                                                     const ImportOptions &Opts,
+                                                     ProgressFn Progress) {
+  TraceModel Model;
+  auto R = readTrace(Path, Opts, Model, Progress);
+  if (!R)
+    return R.takeError();
+  if (llvm::Error E = lowerInto(*R, std::move(Model), Opts.Lowering))
+    return std::move(E);
+  return R;
 }

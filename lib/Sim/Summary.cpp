@@ -17,6 +17,8 @@
 
 #include "daydream/IR/Graph.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -58,26 +60,54 @@ private:
 
 } // namespace
 
+/// The iterations of one rank (or the job-wide ones, rank -1), sorted by
+/// start: a task is looked up only among its own rank's steps, since ranks
+/// run the same steps at the same time.
+struct RankIterations {
+  std::vector<uint32_t> Sorted; ///< Graph::iterations() indices
+  std::vector<int64_t> Bounds;  ///< their starts, ascending
+};
+
 void sim::summarize(const Graph &G, SimResult &R) {
   llvm::ArrayRef<Iteration> Its = G.iterations();
   const size_t K = Its.size();
 
-  // Iterations sorted by start; stable, so that among equal starts the later
-  // one in graph order is the one that collects the tasks.
-  std::vector<uint32_t> Sorted(K);
-  std::iota(Sorted.begin(), Sorted.end(), 0);
-  std::stable_sort(Sorted.begin(), Sorted.end(), [&](uint32_t A, uint32_t B) {
-    return Its[A].StartNs < Its[B].StartNs;
-  });
-  std::vector<int64_t> Bounds(K);
-  for (size_t I = 0; I != K; ++I)
-    Bounds[I] = Its[Sorted[I]].StartNs;
-  IterationLocator Locate(Bounds);
+  // Iterations grouped by rank and sorted by start; stable, so that among
+  // equal starts the later one in graph order collects the tasks.
+  std::vector<RankIterations> Groups;
+  llvm::DenseMap<int32_t, unsigned> GroupOfRank; // keys: rank + 1 >= 0
+  for (uint32_t I = 0; I != K; ++I) {
+    auto [It, New] = GroupOfRank.try_emplace(Its[I].Rank + 1, Groups.size());
+    if (New)
+      Groups.emplace_back();
+    Groups[It->second].Sorted.push_back(I);
+  }
+  std::vector<IterationLocator> Locators;
+  Locators.reserve(Groups.size());
+  for (RankIterations &Gr : Groups) {
+    std::stable_sort(Gr.Sorted.begin(), Gr.Sorted.end(),
+                     [&](uint32_t A, uint32_t B) {
+                       return Its[A].StartNs < Its[B].StartNs;
+                     });
+    for (uint32_t I : Gr.Sorted)
+      Gr.Bounds.push_back(Its[I].StartNs);
+    Locators.emplace_back(Gr.Bounds);
+  }
   std::vector<Members> M(K);
 
+  // Each lane's group: its rank's steps, else the job-wide ones, else none.
+  constexpr unsigned NoGroup = ~0u;
+  auto groupOf = [&](int32_t Rank) {
+    auto It = GroupOfRank.find(Rank + 1);
+    return It == GroupOfRank.end() ? NoGroup : It->second;
+  };
   std::vector<uint8_t> IsCpu(G.numLanes());
-  for (LaneId L = 0; L != G.numLanes(); ++L)
+  std::vector<unsigned> LaneGroup(G.numLanes());
+  for (LaneId L = 0; L != G.numLanes(); ++L) {
     IsCpu[L] = G.lane(L).Kind == LaneKind::CpuThread;
+    unsigned Own = G.lane(L).Rank >= 0 ? groupOf(G.lane(L).Rank) : NoGroup;
+    LaneGroup[L] = Own != NoGroup ? Own : groupOf(-1);
+  }
   R.Lanes.assign(G.numLanes(), LaneResult());
 
   const bool AllLive = G.numTasks() == G.numTaskSlots();
@@ -95,18 +125,20 @@ void sim::summarize(const Graph &G, SimResult &R) {
     ++L.NumTasks;
     MaxEnd = std::max(MaxEnd, E);
 
-    if (K == 0)
+    unsigned Group = LaneGroup[Tk.Lane];
+    if (Group == NoGroup)
       continue;
-    size_t Slot = Locate.slot(Tk.StartNs);
+    size_t Slot = Locators[Group].slot(Tk.StartNs);
     if (Slot == 0)
       continue;
     // A CPU task after the recorded end of its step (profiler teardown, a
     // pause between steps) is part of no iteration.
-    const Iteration &It = Its[Sorted[Slot - 1]];
+    uint32_t Index = Groups[Group].Sorted[Slot - 1];
+    const Iteration &It = Its[Index];
     if (IsCpu[Tk.Lane] && It.MeasuredNs >= 0 &&
         Tk.StartNs > It.StartNs + It.MeasuredNs)
       continue;
-    Members &Mi = M[Slot - 1];
+    Members &Mi = M[Index];
     Mi.Any = true;
     Mi.MinStart = std::min(Mi.MinStart, S);
     Mi.MaxEnd = std::max(Mi.MaxEnd, E);
@@ -121,24 +153,27 @@ void sim::summarize(const Graph &G, SimResult &R) {
   for (size_t I = 0; I != K; ++I) {
     R.Iterations[I].Name = Its[I].Name == NoId ? "" : G.str(Its[I].Name);
     R.Iterations[I].MeasuredNs = Its[I].MeasuredNs;
+    R.Iterations[I].Rank = Its[I].Rank;
   }
-  // Backwards, so each iteration sees the start of the next one that has
-  // members.
-  bool HaveNext = false;
-  int64_t NextStart = 0;
-  for (size_t I = K; I-- != 0;) {
-    const Members &Mi = M[I];
-    if (!Mi.Any)
-      continue;
-    IterationResult &IR = R.Iterations[Sorted[I]];
-    // Iterations are CPU-side ranges (ProfilerStep): measure them on the CPU
-    // threads where they have tasks there. GPU work spilling past the last
-    // step's CPU end does not belong to its recorded duration.
-    bool HasCpu = Mi.MinCpuStart != std::numeric_limits<int64_t>::max();
-    IR.PredictedStartNs = HasCpu ? Mi.MinCpuStart : Mi.MinStart;
-    int64_t OwnEnd = HasCpu ? Mi.MaxCpuEnd : Mi.MaxEnd;
-    IR.PredictedNs = (HaveNext ? NextStart : OwnEnd) - IR.PredictedStartNs;
-    HaveNext = true;
-    NextStart = IR.PredictedStartNs;
+  // Backwards through each rank's steps, so each iteration sees the start
+  // of its rank's next one that has members.
+  for (const RankIterations &Gr : Groups) {
+    bool HaveNext = false;
+    int64_t NextStart = 0;
+    for (size_t P = Gr.Sorted.size(); P-- != 0;) {
+      const Members &Mi = M[Gr.Sorted[P]];
+      if (!Mi.Any)
+        continue;
+      IterationResult &IR = R.Iterations[Gr.Sorted[P]];
+      // Iterations are CPU-side ranges (ProfilerStep): measure them on the
+      // CPU threads where they have tasks there. GPU work spilling past the
+      // last step's CPU end does not belong to its recorded duration.
+      bool HasCpu = Mi.MinCpuStart != std::numeric_limits<int64_t>::max();
+      IR.PredictedStartNs = HasCpu ? Mi.MinCpuStart : Mi.MinStart;
+      int64_t OwnEnd = HasCpu ? Mi.MaxCpuEnd : Mi.MaxEnd;
+      IR.PredictedNs = (HaveNext ? NextStart : OwnEnd) - IR.PredictedStartNs;
+      HaveNext = true;
+      NextStart = IR.PredictedStartNs;
+    }
   }
 }

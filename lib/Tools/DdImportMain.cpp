@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "daydream/Import/ImportJob.h"
 #include "daydream/Import/Importer.h"
 #include "daydream/Tools/Drivers.h"
 #include "daydream/Tools/ToolSupport.h"
@@ -31,7 +32,9 @@ namespace {
 
 struct Options {
   cl::OptionCategory Category{"dd-import options"};
-  cl::list<std::string> Inputs{cl::Positional, cl::desc("<trace>"),
+  cl::list<std::string> Inputs{cl::Positional,
+                               cl::desc("<trace> (several: one per rank of "
+                               "a job, imported as one graph)"),
                                cl::OneOrMore, cl::cat(Category)};
   cl::opt<std::string> Output{"o", cl::desc("Output file ('-' for stdout)"),
                               cl::value_desc("file"), cl::init("-"),
@@ -108,6 +111,49 @@ void printSummary(llvm::StringRef Name, const ImportResult &R, double Seconds,
      << " blocked-call edges\n";
 }
 
+/// Several traces: the ranks of one job, imported as one graph.
+int importJobMain(const Options &Opt, const ImportOptions &IO,
+                  ProgressBar &Bar) {
+  auto Start = std::chrono::steady_clock::now();
+  auto Job = importJob(Opt.Inputs, IO, [&](uint64_t Done, uint64_t Total) {
+    Bar.update(Done, Total);
+  });
+  if (!Job)
+    return reportError(Tool, Job.takeError());
+  Job->G.metadata().Producer = "dd-import 0.1.0";
+  for (const ImportResult &R : Job->Ranks) {
+    for (const std::string &Warning : R.Warnings)
+      reportWarning(Tool, Warning);
+    for (const std::string &Note : R.Lowered.CycleNotes)
+      reportWarning(Tool, R.Name + ": " + Note);
+  }
+  for (const std::string &Warning : Job->Warnings)
+    reportWarning(Tool, Warning);
+  auto WriteStart = std::chrono::steady_clock::now();
+  if (llvm::Error E = writeGraphFile(Job->G, Opt.Output, Opt.Text))
+    return reportError(Tool, std::move(E));
+  auto End = std::chrono::steady_clock::now();
+  if (Opt.Quiet)
+    return 0;
+  for (size_t I = 0; I != Job->Ranks.size(); ++I) {
+    const ImportResult &R = Job->Ranks[I];
+    printSummary(R.Name + " (rank " + std::to_string(Job->RankIds[I]) + ")",
+                 R, R.LoadSeconds + R.ReadSeconds + R.LowerSeconds, 0);
+  }
+  const CollectiveStats &C = Job->Collectives;
+  llvm::errs() << Tool << ": job of " << Job->Ranks.size() << " ranks: "
+               << Job->G.numTasks() << " tasks on " << Job->G.numLanes()
+               << " lanes, " << Job->G.countLiveEdges() << " edges; "
+               << C.Matched << " collectives matched across ranks ("
+               << C.Members << " kernels), " << C.SizeMismatches
+               << " with different sizes; "
+               << llvm::format(
+                      "%.2f s in all, write %.2f s\n",
+                      std::chrono::duration<double>(End - Start).count(),
+                      std::chrono::duration<double>(End - WriteStart).count());
+  return 0;
+}
+
 } // namespace
 
 int dd::ddImportMain(int Argc, char **Argv) {
@@ -119,12 +165,9 @@ int dd::ddImportMain(int Argc, char **Argv) {
           Argc, Argv,
           "dd-import: lower a GPU trace to a .ddir graph\n\n"
           "  dd-import trace.pt.trace.json.gz -o trace.ddir\n"
-          "  dd-import profile.sqlite | dd-sim\n"))
+          "  dd-import profile.sqlite | dd-sim\n"
+          "  dd-import rank*.json.gz -o job.ddir   (one graph for all ranks)\n"))
     return 1;
-  if (Opt.Inputs.size() != 1)
-    return reportError(Tool, "one trace at a time: combining the traces of "
-                             "several ranks into one graph is not supported "
-                             "yet");
   if (llvm::Error E = checkBinaryOutputAllowed(Opt.Output, Opt.Text, Opt.Force))
     return reportError(Tool, std::move(E));
 
@@ -134,8 +177,10 @@ int dd::ddImportMain(int Argc, char **Argv) {
   IO.Lowering.CrossStreamEdges = Opt.CrossStream;
   IO.Lowering.InferDependencies = Opt.Infer;
 
-  std::string Input = Opt.Inputs.front();
   ProgressBar Bar(llvm::errs().is_displayed() && !Opt.Quiet);
+  if (Opt.Inputs.size() > 1)
+    return importJobMain(Opt, IO, Bar);
+  std::string Input = Opt.Inputs.front();
   auto Start = std::chrono::steady_clock::now();
   auto R = importTrace(Input, IO, [&](uint64_t Done, uint64_t Total) {
     Bar.update(Done, Total);

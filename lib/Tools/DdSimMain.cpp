@@ -13,6 +13,7 @@
 #include "daydream/Sim/SchedulingPolicy.h"
 #include "daydream/Sim/Simulator.h"
 #include "daydream/Tools/Drivers.h"
+#include "daydream/Sim/Symmetry.h"
 #include "daydream/Tools/SimPlot.h"
 #include "daydream/Tools/SimReport.h"
 #include "daydream/Tools/SimTimeline.h"
@@ -61,6 +62,11 @@ struct Options {
       cl::desc("The graph whose simulation is -timeline's and -plot's "
                "baseline (default: the input's own recorded times)"),
       cl::value_desc("file.ddir"), cl::cat(Category)};
+  cl::opt<bool> Symmetry{
+      "symmetry", cl::init(true),
+      cl::desc("Simulate one rank of each group of identical ranks of a job "
+               "(exact; default true; not with -timeline or -plot)"),
+      cl::cat(Category)};
   cl::opt<bool> Headline{
       "headline", cl::init(true),
       cl::desc("Lead with the critical path and GPU utilization (default "
@@ -145,6 +151,10 @@ int dd::ddSimMain(int Argc, char **Argv) {
 
   std::string InputName =
       Opt.Input == "-" ? std::string("<stdin>") : Opt.Input.getValue();
+  // Pictures show every task, so they need every rank simulated.
+  SymmetryReduction Symmetry;
+  if (Opt.Symmetry && Opt.Timeline.empty() && Opt.Plot.empty())
+    Symmetry = reduceBySymmetry(*G);
   SimOptions SO;
   SO.Policy = Policy->get();
   // The headline's critical path needs the canonical order; the simulation
@@ -160,6 +170,7 @@ int dd::ddSimMain(int Argc, char **Argv) {
   auto R = simulate(*G, SO);
   if (!R)
     return reportError(Tool, InputName + ": " + llvm::toString(R.takeError()));
+  expandResults(Symmetry, *R);
 
   if (!Opt.Timeline.empty() || !Opt.Plot.empty())
     if (llvm::Error E = writePictures(Opt, InputName, *G, *R, SO))
@@ -173,9 +184,11 @@ int dd::ddSimMain(int Argc, char **Argv) {
     if (!H)
       return reportError(Tool, InputName + ": " + llvm::toString(H.takeError()));
     Headline = std::move(*H);
+    expandHeadline(Symmetry, *G, *Headline);
   }
   SimReportInfo Info{InputName, (*Policy)->name(),
-                     Headline ? &*Headline : nullptr};
+                     Headline ? &*Headline : nullptr,
+                     Symmetry.used() ? &Symmetry : nullptr};
   if (Opt.Format == ReportFormat::Json)
     printSimReportJson(*G, *R, Info, OS);
   else

@@ -13,7 +13,11 @@
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/CriticalPath.h"
 #include "daydream/Sim/Simulator.h"
+#include "daydream/Sim/Symmetry.h"
 #include "daydream/Tools/SimReport.h"
+
+#include <map>
+#include <set>
 
 using namespace dd;
 
@@ -38,4 +42,25 @@ llvm::Expected<SimHeadline> dd::computeHeadline(const Graph &G,
   H.CommunicationNs = U.CommunicationNs;
   H.OverlappedCommunicationNs = U.OverlappedCommunicationNs;
   return H;
+}
+
+void dd::expandHeadline(const SymmetryReduction &S, const Graph &G,
+                        SimHeadline &H) {
+  // A left-out rank's GPU is as busy as its representative's; the critical
+  // path and the communication overlap (a share) are the same either way.
+  std::map<int32_t, int64_t> Compute(H.GpuComputeNs.begin(),
+                                     H.GpuComputeNs.end());
+  std::set<int32_t> Simulated; // devices with GPU work left in the graph
+  for (LaneId L = 0; L != G.numLanes(); ++L)
+    if (G.lane(L).Kind == LaneKind::GpuStream && G.laneHead(L) != NoId)
+      Simulated.insert(G.lane(L).Device);
+  for (auto [To, From] : S.LaneCopies) {
+    const Lane &L = G.lane(To);
+    if (L.Kind != LaneKind::GpuStream || Simulated.count(L.Device))
+      continue;
+    auto It = Compute.find(G.lane(From).Device);
+    if (It != Compute.end())
+      Compute[L.Device] = It->second;
+  }
+  H.GpuComputeNs.assign(Compute.begin(), Compute.end());
 }

@@ -8,6 +8,7 @@
 #include "daydream/Tools/SimReport.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/Simulator.h"
+#include "daydream/Sim/Symmetry.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -99,13 +100,37 @@ llvm::json::Object headlineJson(const SimHeadline &H, int64_t MakespanNs) {
            : llvm::json::Value(nullptr)}};
 }
 
+/// A job's graph (several ranks): its reports say which rank each
+/// iteration and lane belongs to.
+bool isJob(const Graph &G) { return G.metadata().Ranks.size() > 1; }
+
+std::string iterationLabel(const IterationResult &I) {
+  if (I.Rank < 0)
+    return I.Name.str();
+  return (I.Name + " (rank " + llvm::Twine(I.Rank) + ")").str();
+}
+
+std::string laneLabel(const Graph &G, LaneId L) {
+  std::string Label = ("@" + llvm::Twine(L) + " ").str();
+  if (isJob(G) && G.lane(L).Rank >= 0)
+    Label += ("r" + llvm::Twine(G.lane(L).Rank) + " ").str();
+  return Label + G.str(G.lane(L).Name).str();
+}
+
 } // namespace
 
 void dd::printSimReportText(const Graph &G, const SimResult &R,
                             const SimReportInfo &Info, llvm::raw_ostream &OS) {
   TimeUnit Fmt = TimeUnit::forSpan(R.MakespanNs);
-  OS << "dd-sim: " << Info.InputName << ": " << G.numTasks() << " tasks, "
-     << G.countLiveEdges() << " edges, " << G.numLanes() << " lanes\n";
+  const SymmetryReduction *Sym = Info.Symmetry;
+  OS << "dd-sim: " << Info.InputName << ": "
+     << G.numTasks() + (Sym ? Sym->RemovedTasks : 0) << " tasks, "
+     << G.countLiveEdges() + (Sym ? Sym->RemovedEdges : 0) << " edges, "
+     << G.numLanes() << " lanes\n";
+  if (Sym)
+    OS << "symmetry: " << Sym->Ranks << " ranks in " << Sym->Classes
+       << " group(s) of identical ranks: simulated one rank of each ("
+       << G.numTasks() << " tasks); -symmetry=false simulates all\n";
   OS << "predicted: " << Fmt(R.MakespanNs) << "\n";
   if (!R.Iterations.empty()) {
     OS << "\n"
@@ -115,7 +140,7 @@ void dd::printSimReportText(const Graph &G, const SimResult &R,
       auto Err = relativeError(I);
       std::string ErrText =
           Err ? llvm::formatv("{0:+f2}%", *Err * 100).str() : "-";
-      OS << llvm::format("%-24s %14s %14s %9s\n", I.Name.str().c_str(),
+      OS << llvm::format("%-24s %14s %14s %9s\n", iterationLabel(I).c_str(),
                          Fmt(I.MeasuredNs).c_str(), Fmt(I.PredictedNs).c_str(),
                          ErrText.c_str());
     }
@@ -126,8 +151,7 @@ void dd::printSimReportText(const Graph &G, const SimResult &R,
   for (LaneId L = 0; L != G.numLanes(); ++L) {
     const LaneResult &LR = R.Lanes[L];
     double Share = R.MakespanNs ? 100.0 * LR.BusyNs / R.MakespanNs : 0.0;
-    std::string Name =
-        ("@" + llvm::Twine(L) + " " + G.str(G.lane(L).Name)).str();
+    std::string Name = laneLabel(G, L);
     OS << llvm::format("%-32s %-12s %8llu %14s %6.1f%%\n", Name.c_str(),
                        toString(G.lane(L).Kind).str().c_str(),
                        (unsigned long long)LR.NumTasks, Fmt(LR.BusyNs).c_str(),
@@ -142,27 +166,40 @@ void dd::printSimReportJson(const Graph &G, const SimResult &R,
   llvm::json::Array Iterations;
   for (const IterationResult &I : R.Iterations) {
     auto Err = relativeError(I);
-    Iterations.push_back(llvm::json::Object{
+    llvm::json::Object It{
         {"name", I.Name},
         {"measured_ns", orNull(I.MeasuredNs)},
         {"predicted_ns", orNull(I.PredictedNs)},
-        {"error", Err ? llvm::json::Value(*Err) : llvm::json::Value(nullptr)}});
+        {"error", Err ? llvm::json::Value(*Err) : llvm::json::Value(nullptr)}};
+    if (I.Rank >= 0)
+      It["rank"] = I.Rank;
+    Iterations.push_back(std::move(It));
   }
   llvm::json::Array Lanes;
-  for (LaneId L = 0; L != G.numLanes(); ++L)
-    Lanes.push_back(llvm::json::Object{{"name", G.str(G.lane(L).Name)},
-                                       {"kind", toString(G.lane(L).Kind)},
-                                       {"tasks", int64_t(R.Lanes[L].NumTasks)},
-                                       {"busy_ns", R.Lanes[L].BusyNs}});
-  llvm::json::Object Root{{"input", Info.InputName},
-                          {"policy", Info.PolicyName},
-                          {"tasks", int64_t(G.numTasks())},
-                          {"edges", int64_t(G.countLiveEdges())},
+  for (LaneId L = 0; L != G.numLanes(); ++L) {
+    llvm::json::Object Lane{{"name", G.str(G.lane(L).Name)},
+                            {"kind", toString(G.lane(L).Kind)},
+                            {"tasks", int64_t(R.Lanes[L].NumTasks)},
+                            {"busy_ns", R.Lanes[L].BusyNs}};
+    if (isJob(G))
+      Lane["rank"] = G.lane(L).Rank;
+    Lanes.push_back(std::move(Lane));
+  }
+  const SymmetryReduction *Sym = Info.Symmetry;
+  llvm::json::Object Root{
+      {"input", Info.InputName},
+      {"policy", Info.PolicyName},
+      {"tasks", int64_t(G.numTasks() + (Sym ? Sym->RemovedTasks : 0))},
+      {"edges", int64_t(G.countLiveEdges() + (Sym ? Sym->RemovedEdges : 0))},
                           {"predicted_ns", R.MakespanNs},
                           {"origin_ns", R.OriginNs},
                           {"iterations", std::move(Iterations)},
                           {"lanes", std::move(Lanes)}};
   if (Info.Headline)
     Root["headline"] = headlineJson(*Info.Headline, R.MakespanNs);
+  if (Sym)
+    Root["symmetry"] = llvm::json::Object{{"ranks", int64_t(Sym->Ranks)},
+                                          {"groups", int64_t(Sym->Classes)},
+                                          {"simulated_tasks", int64_t(G.numTasks())}};
   OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Root))) << "\n";
 }

@@ -219,7 +219,8 @@ TEST(BinaryFormatTest, RejectsWrongVersion) {
   std::string B(reinterpret_cast<const char *>(FB.GetBufferPointer()),
                 FB.GetSize());
   EXPECT_EQ(parseError(B),
-            "unsupported format version 99 (this build reads version 1)");
+            "unsupported format version 99 (this build reads version " +
+                std::to_string(BinaryFormatVersion) + ")");
 }
 
 TEST(BinaryFormatTest, RejectsMismatchedEdgeArrays) {

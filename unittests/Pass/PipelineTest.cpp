@@ -41,7 +41,9 @@ TEST_F(PipelineTest, EveryBuiltinPassPrintsWhatParsesBack) {
       {"remove-tasks", "kind=memcpy"},
       {"ddp-insert", "params-mb=10"},
       {"p3", "params-mb=10"},
-      {"retarget-gpu", "to=h100 from=v100"}};
+      {"retarget-gpu", "to=h100 from=v100"},
+      {"dp-ranks", "ranks=8"},
+      {"straggler", "rank=0"}};
   for (const PassInfo *Info : R.passes()) {
     auto It = Required.find(Info->Name);
     std::string P = roundTrip(It == Required.end()

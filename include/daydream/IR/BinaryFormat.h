@@ -19,7 +19,7 @@ namespace dd {
 
 /// The version written into every file. Readers accept exactly this one;
 /// docs/IR.md lists what changed between versions.
-constexpr uint32_t BinaryFormatVersion = 1;
+constexpr uint32_t BinaryFormatVersion = 2;
 
 /// Parses a binary graph whose bytes are \p Bytes (which must stay alive as
 /// long as the graph: strings point into it). Does not run verifyGraph().

@@ -145,6 +145,10 @@ struct Iteration {
   /// The recorded duration, or -1 if the trace did not record one.
   int64_t MeasuredNs = -1;
   StrId Name = NoId;
+  /// The rank whose step this is in a multi-rank job; -1 for a step of the
+  /// whole graph (a single-rank trace). A task belongs only to iterations of
+  /// its lane's rank, or to job-wide ones.
+  int32_t Rank = -1;
 };
 
 /// An allocation (Bytes > 0) or free (Bytes < 0) at TimeNs, with the

@@ -30,6 +30,8 @@ struct ImportResult {
   Graph G;
   /// "kineto", "nsys" or "cupti" (a dd-trace record file).
   std::string Format;
+  /// The input's name as messages give it ("<stdin>" for "-").
+  std::string Name;
   uint64_t InputBytes = 0; ///< as stored (compressed size for .gz)
   uint64_t TextBytes = 0;  ///< after decompression
   ImportStats Read;
@@ -41,9 +43,21 @@ struct ImportResult {
 };
 
 /// Imports \p Path ("-" for stdin). Errors are prefixed with the input name.
+/// Reads and lowers one trace.
 llvm::Expected<ImportResult> importTrace(llvm::StringRef Path,
                                          const ImportOptions &Opts,
                                          ProgressFn Progress = nullptr);
+
+/// The two halves of importTrace(), for callers that must see every input
+/// before lowering any (a multi-rank job, ImportJob.h): readTrace() fills
+/// everything but the graph and leaves the trace in \p Out; lowerInto()
+/// lowers it into \p R.G.
+llvm::Expected<ImportResult> readTrace(llvm::StringRef Path,
+                                       const ImportOptions &Opts,
+                                       TraceModel &Out,
+                                       ProgressFn Progress = nullptr);
+llvm::Error lowerInto(ImportResult &R, TraceModel &&Model,
+                      const LoweringOptions &Opts);
 
 } // namespace dd::import
 

@@ -31,6 +31,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,11 @@ struct LoweringOptions {
   /// returned is split in two where the work started, so the work can start
   /// before the call ends (a pageable copy is staged while the call runs).
   int64_t SplitCallNs = 10000;
+  /// The time every lane is free from, if earlier than the trace's first
+  /// task: the job's first task when the ranks of a job are lowered one by
+  /// one, so that the gap before each rank's first task on a lane counts
+  /// from the job's start, as the simulator's time origin does.
+  int64_t OriginNs = INT64_MAX;
 };
 
 /// What the lowering did, for the importer's summary line and for tests.

@@ -46,7 +46,10 @@
 //
 // Iterations. Graph::iterations() are named ranges of the recorded trace. A
 // live task belongs to the last iteration (by StartNs) whose StartNs is <= the
-// task's recorded StartNs; tasks before the first belong to none, and so do
+// task's recorded StartNs among the iterations of its lane's rank (those with
+// Iteration::Rank equal to Lane::Rank; if the rank has none, or the lane has
+// no rank, the job-wide ones with Rank -1), and "next iteration" below means
+// the next one of the same rank; tasks before the first belong to none, and so do
 // tasks on CpuThread lanes that start after the iteration's recorded end
 // (StartNs + MeasuredNs, where measured). An
 // iteration's predicted start is the smallest simulated start of its members
@@ -104,6 +107,8 @@ struct IterationResult {
   int64_t PredictedNs = -1;
   /// Predicted absolute start time, -1 if the iteration has no live tasks.
   int64_t PredictedStartNs = -1;
+  /// Iteration::Rank: the rank whose step it is, -1 for the whole graph's.
+  int32_t Rank = -1;
 };
 
 struct LaneResult {

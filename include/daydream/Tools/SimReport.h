@@ -32,6 +32,7 @@ namespace dd {
 class Graph;
 struct CanonicalOrder;
 struct SimResult;
+struct SymmetryReduction;
 
 /// The figures people decide from (docs/passes/print-critical-path.md and
 /// print-utilization.md have the definitions and the full reports).
@@ -52,11 +53,19 @@ struct SimReportInfo {
   llvm::StringRef PolicyName;
   /// Null: no headline section.
   const SimHeadline *Headline = nullptr;
+  /// Set when identical ranks were left out of the simulation; the graph
+  /// is then the reduced one and the report counts what was left out.
+  const SymmetryReduction *Symmetry = nullptr;
 };
 
 /// Computes the headline figures of \p R, a simulation of \p G whose
 /// canonical order is \p Order (the one the simulation ran in, so that it is
 /// computed once).
+/// Gives \p H, computed on a graph reduced by symmetry, the GPUs of the
+/// ranks left out (their representatives' figures).
+void expandHeadline(const SymmetryReduction &S, const Graph &G,
+                    SimHeadline &H);
+
 llvm::Expected<SimHeadline> computeHeadline(const Graph &G,
                                             const SimResult &R,
                                             const CanonicalOrder &Order);

@@ -1,0 +1,68 @@
+//===- ImportJob.h - Several ranks' traces to one graph -------*- C++ -*-===//
+//
+// A data-parallel (or any multi-GPU) job is recorded as one trace per rank.
+// importJob() reads them all, checks that they are the ranks of one job,
+// lowers each with the job's common time origin, merges them into one graph
+// whose lanes carry their rank, and matches each collective across the ranks
+// (MatchCollectives.h): what one rank's NCCL kernel waits for is the other
+// ranks reaching the same collective, and only one graph can say that.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_IMPORT_IMPORTJOB_H
+#define DAYDREAM_IMPORT_IMPORTJOB_H
+
+#include "daydream/Import/Importer.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+namespace dd::import {
+
+/// What matching the collectives found.
+struct CollectiveStats {
+  uint64_t Matched = 0;       ///< collectives, each one barrier task
+  uint64_t Members = 0;       ///< NCCL kernels joined to a barrier
+  uint64_t SizeMismatches = 0; ///< matched collectives whose ranks recorded
+                               ///< different message sizes
+};
+
+struct JobImportResult {
+  /// The job's graph: every rank's lanes (Lane::Rank set), every rank's
+  /// iterations (Iteration::Rank set) and one barrier per collective.
+  Graph G;
+  /// One per rank, in rank order, with its own statistics (their graphs
+  /// are moved into G and left empty).
+  std::vector<ImportResult> Ranks;
+  /// The rank of each entry of Ranks.
+  std::vector<int32_t> RankIds;
+  CollectiveStats Collectives;
+  /// Warnings about the job as a whole (each front-end's are in Ranks).
+  std::vector<std::string> Warnings;
+};
+
+/// Imports the traces \p Paths, one per rank, as one job. A trace's rank
+/// comes from its distributedInfo; if no trace has one, the order of the
+/// paths gives the ranks. Errors, each naming the inputs: a trace with a
+/// rank beside one without, two traces of one rank, different world sizes
+/// (ranks of different jobs), ranks missing from the world, and collectives
+/// that do not match across ranks (MatchCollectives.h).
+llvm::Expected<JobImportResult> importJob(llvm::ArrayRef<std::string> Paths,
+                                          const ImportOptions &Opts,
+                                          ProgressFn Progress = nullptr);
+
+/// One rank's trace as read (readTrace()), or as made by a generator:
+/// \p R needs only its Name (for messages); the rank comes from
+/// Model.Meta.Ranks as for a file.
+struct RankTrace {
+  ImportResult R;
+  TraceModel Model;
+};
+
+/// The second half of importJob(): checks the ranks, lowers each with the
+/// job's common origin, merges them and matches their collectives.
+llvm::Expected<JobImportResult> lowerJob(std::vector<RankTrace> &&Traces,
+                                         const LoweringOptions &Opts);
+
+} // namespace dd::import
+
+#endif // DAYDREAM_IMPORT_IMPORTJOB_H

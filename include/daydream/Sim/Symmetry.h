@@ -1,0 +1,60 @@
+//===- Symmetry.h - Simulate one rank of each group of identical ranks -*- C++ -*-===//
+//
+// Large data-parallel jobs are mostly alike rank by rank, and simulators of
+// thousands of GPUs (ASTRA-sim, SimAI) simulate one rank for each group of
+// identical ones. So does dd-sim: two ranks are identical when their lanes,
+// their tasks (kind, duration, gap, recorded start, flags) in lane order,
+// their iterations and their edges, to each other and to the job's own
+// tasks (the collectives' barriers), are the same. Identical ranks reach
+// every barrier at the same moment and so have the same simulated times;
+// only the first of each group needs simulating, and its results stand for
+// the others. The reduction is exact: nothing is approximated, and a job
+// whose ranks all differ (any recorded job: real ranks never match to the
+// nanosecond) is simulated whole.
+//
+// It is skipped for graphs with a by-priority lane, whose scheduling policy
+// may look at task ids or notes that this comparison does not.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_SIM_SYMMETRY_H
+#define DAYDREAM_SIM_SYMMETRY_H
+
+#include "daydream/IR/Types.h"
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace dd {
+
+class Graph;
+struct SimResult;
+
+struct SymmetryReduction {
+  /// Ranks of the job, and groups of identical ranks among them.
+  size_t Ranks = 0;
+  size_t Classes = 0;
+  /// Each removed rank's lanes and iterations, with the representative's
+  /// lane and iteration whose results they take.
+  std::vector<std::pair<LaneId, LaneId>> LaneCopies;
+  std::vector<std::pair<uint32_t, uint32_t>> IterationCopies;
+  /// What the left-out ranks held.
+  size_t RemovedTasks = 0;
+  size_t RemovedEdges = 0;
+
+  /// Whether any rank was left out.
+  bool used() const { return Classes < Ranks; }
+};
+
+/// Removes from \p G the tasks of every rank that is identical to an
+/// earlier one, and says which results stand for theirs.
+SymmetryReduction reduceBySymmetry(Graph &G);
+
+/// Gives the left-out ranks' lanes and iterations in \p R (a simulation of
+/// the reduced graph) their representatives' results.
+void expandResults(const SymmetryReduction &S, SimResult &R);
+
+} // namespace dd
+
+#endif // DAYDREAM_SIM_SYMMETRY_H

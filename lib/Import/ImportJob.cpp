@@ -1,0 +1,165 @@
+//===- ImportJob.cpp - Several ranks' traces to one graph -----------------===//
+//
+// Every trace is read before any is lowered, because lowering needs the job's
+// time origin: the gap before each lane's first task counts from it, so that
+// ranks that started their steps at different moments replay that way. The
+// ranks' traces share a clock when they come from one host, or from hosts
+// whose clocks were synchronized, as the profiler records wall-clock time;
+// nothing else in the job's graph depends on it, since ranks meet only at
+// collectives.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/Import/ImportJob.h"
+
+#include "MatchCollectives.h"
+#include "MergeRanks.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+using namespace dd;
+using namespace dd::import;
+
+namespace {
+
+llvm::Error jobError(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 Msg.str().c_str());
+}
+
+/// The earliest recorded start of anything in \p M that may become a task.
+int64_t earliestStart(const TraceModel &M) {
+  int64_t T = INT64_MAX;
+  for (const CpuRange &R : M.Ranges)
+    T = std::min(T, R.StartNs);
+  for (const ApiCall &C : M.Calls)
+    T = std::min(T, C.StartNs);
+  for (const GpuActivity &A : M.Activities)
+    T = std::min(T, A.StartNs);
+  return T;
+}
+
+/// A rank's trace with the rank it was given.
+struct ReadRank {
+  ImportResult R;
+  TraceModel Model;
+  int32_t Rank = -1;     ///< -1 until known
+  int32_t WorldSize = 0; ///< 0 if not recorded
+};
+
+/// Gives every trace its rank and checks that they make one whole job.
+llvm::Error assignRanks(std::vector<ReadRank> &Traces) {
+  size_t WithRank = 0;
+  for (ReadRank &T : Traces)
+    if (!T.Model.Meta.Ranks.empty()) {
+      T.Rank = T.Model.Meta.Ranks.front().Rank;
+      T.WorldSize = T.Model.Meta.Ranks.front().WorldSize;
+      ++WithRank;
+    }
+  if (WithRank == 0) {
+    for (size_t I = 0; I != Traces.size(); ++I) {
+      Traces[I].Rank = int32_t(I);
+      Traces[I].WorldSize = int32_t(Traces.size());
+    }
+    return llvm::Error::success();
+  }
+  for (const ReadRank &T : Traces)
+    if (T.Rank < 0)
+      return jobError(T.R.Name + ": no rank recorded (distributedInfo), "
+                                 "while other inputs have one; give either "
+                                 "all ranks' traces or traces without ranks");
+  std::sort(Traces.begin(), Traces.end(),
+            [](const ReadRank &A, const ReadRank &B) { return A.Rank < B.Rank; });
+  for (size_t I = 1; I < Traces.size(); ++I)
+    if (Traces[I].Rank == Traces[I - 1].Rank)
+      return jobError(llvm::formatv("{0} and {1} are both rank {2}",
+                                    Traces[I - 1].R.Name, Traces[I].R.Name,
+                                    Traces[I].Rank));
+  for (const ReadRank &T : Traces)
+    if (T.WorldSize != Traces.front().WorldSize)
+      return jobError(llvm::formatv(
+          "ranks of different jobs: {0} is rank {1} of {2}, but {3} is rank "
+          "{4} of {5}",
+          Traces.front().R.Name, Traces.front().Rank,
+          Traces.front().WorldSize, T.R.Name, T.Rank, T.WorldSize));
+  int32_t World = Traces.front().WorldSize;
+  if (World > 0) {
+    std::vector<std::string> Missing;
+    size_t Next = 0;
+    for (int32_t R = 0; R < World; ++R) {
+      if (Next < Traces.size() && Traces[Next].Rank == R) {
+        ++Next;
+        continue;
+      }
+      Missing.push_back(std::to_string(R));
+    }
+    if (Next != Traces.size())
+      return jobError(llvm::formatv("{0}: rank {1} is outside its world of {2}",
+                                    Traces[Next].R.Name, Traces[Next].Rank,
+                                    World));
+    if (!Missing.empty())
+      return jobError(llvm::formatv(
+          "rank(s) {0} of the job's {1} are missing (give every rank's "
+          "trace; the others wait for them at every collective)",
+          llvm::join(Missing, ", "), World));
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<JobImportResult>
+dd::import::importJob(llvm::ArrayRef<std::string> Paths,
+                      const ImportOptions &Opts, ProgressFn Progress) {
+  std::vector<RankTrace> Traces(Paths.size());
+  for (size_t I = 0; I != Paths.size(); ++I) {
+    // Whole files count as equal shares of the job.
+    auto Each = [&, I](uint64_t Done, uint64_t Total) {
+      Progress(I * Total + Done, Paths.size() * Total);
+    };
+    auto R = readTrace(Paths[I], Opts, Traces[I].Model,
+                       Progress ? ProgressFn(Each) : ProgressFn());
+    if (!R)
+      return R.takeError();
+    Traces[I].R = std::move(*R);
+  }
+  return lowerJob(std::move(Traces), Opts.Lowering);
+}
+
+llvm::Expected<JobImportResult>
+dd::import::lowerJob(std::vector<RankTrace> &&Inputs,
+                     const LoweringOptions &Opts) {
+  std::vector<ReadRank> Traces(Inputs.size());
+  for (size_t I = 0; I != Inputs.size(); ++I) {
+    Traces[I].R = std::move(Inputs[I].R);
+    Traces[I].Model = std::move(Inputs[I].Model);
+  }
+  if (llvm::Error E = assignRanks(Traces))
+    return std::move(E);
+
+  LoweringOptions Lower = Opts;
+  for (const ReadRank &T : Traces)
+    Lower.OriginNs = std::min(Lower.OriginNs, earliestStart(T.Model));
+
+  JobImportResult Job;
+  std::vector<RankGraph> Graphs;
+  std::map<int32_t, std::string> Names;
+  for (ReadRank &T : Traces) {
+    if (llvm::Error E = lowerInto(T.R, std::move(T.Model), Lower))
+      return std::move(E);
+    Graphs.push_back(RankGraph{T.Rank, T.WorldSize, std::move(T.R.G)});
+    Names[T.Rank] = T.R.Name;
+    Job.RankIds.push_back(T.Rank);
+    Job.Ranks.push_back(std::move(T.R));
+  }
+  Job.G = mergeRankGraphs(std::move(Graphs));
+  if (llvm::Error E =
+          matchCollectives(Job.G, Names, Job.Collectives, Job.Warnings))
+    return std::move(E);
+  return std::move(Job);
+}

@@ -1,0 +1,117 @@
+//===- MergeRanks.cpp - Several graphs into one, lanes tagged by rank -----===//
+//
+// Tasks are appended lane by lane in each lane's order, so lane order (which
+// the simulator follows) is kept whatever the task numbering was; the writer
+// renumbers them canonically anyway.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MergeRanks.h"
+
+#include <algorithm>
+
+using namespace dd;
+using namespace dd::import;
+
+namespace {
+
+/// Re-interns one rank's strings into the job's table on first use.
+class StringMap {
+public:
+  StringMap(const Graph &From, Graph &To)
+      : From(From), To(To), NewId(From.strings().size(), NoId) {}
+
+  StrId operator()(StrId Old) {
+    if (Old == NoId || Old >= NewId.size())
+      return Old;
+    if (NewId[Old] == NoId)
+      NewId[Old] = To.intern(From.str(Old));
+    return NewId[Old];
+  }
+
+private:
+  const Graph &From;
+  Graph &To;
+  std::vector<StrId> NewId;
+};
+
+void appendRank(Graph &Job, const RankGraph &R) {
+  const Graph &G = R.G;
+  StringMap Str(G, Job);
+  const LaneId LaneBase = Job.numLanes();
+  for (const Lane &L : G.lanes()) {
+    Lane NL = L;
+    NL.Name = Str(L.Name);
+    NL.Rank = R.Rank;
+    Job.addLane(NL);
+  }
+  const LayerId LayerBase = Job.numLayers();
+  for (const Layer &L : G.layers())
+    Job.addLayer(Layer{Str(L.Name),
+                       L.Parent == NoId ? NoId : L.Parent + LayerBase});
+  for (const Iteration &I : G.iterations()) {
+    Iteration NI = I;
+    NI.Name = Str(I.Name);
+    NI.Rank = R.Rank;
+    Job.iterationsMut().push_back(NI);
+  }
+  const AttrId AttrBase = Job.attrSlots().size();
+  for (const TaskAttrs &A : G.attrSlots())
+    Job.addAttrSlot(A);
+
+  std::vector<TaskId> NewId(G.numTaskSlots(), NoId);
+  for (LaneId L = 0; L != G.numLanes(); ++L)
+    for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
+      Task NT = G.task(T);
+      NT.Name = Str(NT.Name);
+      NT.Lane += LaneBase;
+      if (NT.Layer != NoId)
+        NT.Layer += LayerBase;
+      if (NT.Attrs != NoId)
+        NT.Attrs += AttrBase;
+      NewId[T] = Job.addTask(NT);
+    }
+  for (const Edge &E : G.edgeSlots())
+    if (G.isLive(E))
+      Job.addEdge(NewId[E.Src], NewId[E.Dst], E.Kind);
+  for (const TaskNote &N : G.notes())
+    if (N.Task < NewId.size() && NewId[N.Task] != NoId)
+      Job.addNoteRaw(TaskNote{NewId[N.Task], Str(N.Key), Str(N.Value)});
+  for (MemoryEvent E : G.memoryEvents()) {
+    if (E.Lane != NoId)
+      E.Lane += LaneBase;
+    Job.addMemoryEvent(E);
+  }
+}
+
+} // namespace
+
+Graph dd::import::mergeRankGraphs(std::vector<RankGraph> &&Ranks) {
+  Graph Job;
+  size_t Tasks = 0, Edges = 0, Attrs = 0;
+  for (const RankGraph &R : Ranks) {
+    Tasks += R.G.numTasks();
+    Edges += R.G.edgeSlots().size();
+    Attrs += R.G.attrSlots().size();
+  }
+  Job.reserve(Tasks, Edges, Attrs);
+  if (!Ranks.empty()) {
+    Metadata &M = Job.metadata();
+    M.Producer = Ranks.front().G.metadata().Producer;
+    M.SourceFormat = Ranks.front().G.metadata().SourceFormat;
+  }
+  for (RankGraph &R : Ranks) {
+    appendRank(Job, R);
+    Metadata &M = Job.metadata();
+    for (const Device &D : R.G.metadata().Devices)
+      if (std::none_of(M.Devices.begin(), M.Devices.end(),
+                       [&](const Device &E) { return E.Index == D.Index; }))
+        M.Devices.push_back(D);
+    std::string Host = R.G.metadata().Ranks.empty()
+                           ? std::string()
+                           : R.G.metadata().Ranks.front().Host;
+    M.Ranks.push_back(RankInfo{R.Rank, R.WorldSize, Host});
+    R.G = Graph(); // frees the rank's arrays before the next one is copied
+  }
+  return Job;
+}

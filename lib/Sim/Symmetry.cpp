@@ -1,0 +1,207 @@
+//===- Symmetry.cpp - Simulate one rank of each group of identical ranks --===//
+//
+// Each rank is described by one flat signature (a vector of integers) in a
+// single linear walk: its lanes with their task counts, its tasks in lane
+// order, its iterations, and its edges in a canonical order, each endpoint
+// written as the task's position within the rank or, for the job's own
+// tasks (rank -1), as its id. Ranks are grouped by a hash of the signature
+// and a group is joined only after comparing the whole signature with the
+// group's first rank, so a hash collision cannot merge different ranks.
+// Only one signature per group is kept.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/Sim/Symmetry.h"
+
+#include "daydream/IR/Graph.h"
+#include "daydream/Sim/Simulator.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Hashing.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+using namespace dd;
+
+namespace {
+
+constexpr uint32_t NoRank = ~0u;
+
+class RankSignatures {
+public:
+  explicit RankSignatures(const Graph &G) : G(G) {}
+
+  /// False if the graph is not a job this reduction applies to.
+  bool index();
+  size_t numRanks() const { return Lanes.size(); }
+  /// The signature of rank index \p R; empty if the rank can match no
+  /// other (an edge to another rank).
+  std::vector<int64_t> signature(uint32_t R) const;
+
+  const Graph &G;
+  std::map<int32_t, uint32_t> IndexOfRank;
+  std::vector<std::vector<LaneId>> Lanes;      ///< per rank, in id order
+  std::vector<std::vector<uint32_t>> Its;      ///< per rank, in graph order
+  std::vector<uint32_t> RankOf;                ///< per task slot
+  std::vector<uint32_t> LocalOf;               ///< per task slot
+  std::vector<std::vector<uint32_t>> EdgesOf;  ///< per rank, edge indices
+  std::vector<uint8_t> CrossesRanks;           ///< per rank
+};
+
+bool RankSignatures::index() {
+  for (LaneId L = 0; L != G.numLanes(); ++L) {
+    const Lane &Ln = G.lane(L);
+    if (Ln.Order != LaneOrder::InOrder)
+      return false;
+    if (Ln.Rank < 0)
+      continue;
+    auto [It, New] = IndexOfRank.try_emplace(Ln.Rank, Lanes.size());
+    if (New)
+      Lanes.emplace_back();
+    Lanes[It->second].push_back(L);
+  }
+  if (Lanes.size() < 2)
+    return false;
+  Its.resize(Lanes.size());
+  for (uint32_t I = 0; I != G.iterations().size(); ++I) {
+    auto It = IndexOfRank.find(G.iterations()[I].Rank);
+    if (It != IndexOfRank.end())
+      Its[It->second].push_back(I);
+  }
+  RankOf.assign(G.numTaskSlots(), NoRank);
+  LocalOf.assign(G.numTaskSlots(), 0);
+  for (uint32_t R = 0; R != Lanes.size(); ++R) {
+    uint32_t Local = 0;
+    for (LaneId L : Lanes[R])
+      for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
+        RankOf[T] = R;
+        LocalOf[T] = Local++;
+      }
+  }
+  EdgesOf.resize(Lanes.size());
+  CrossesRanks.assign(Lanes.size(), 0);
+  llvm::ArrayRef<Edge> Edges = G.edgeSlots();
+  for (uint32_t E = 0; E != Edges.size(); ++E) {
+    if (!G.isLive(Edges[E]))
+      continue;
+    uint32_t S = RankOf[Edges[E].Src], D = RankOf[Edges[E].Dst];
+    if (S != NoRank && D != NoRank && S != D) {
+      CrossesRanks[S] = CrossesRanks[D] = 1;
+      continue;
+    }
+    if (D != NoRank)
+      EdgesOf[D].push_back(E);
+    else if (S != NoRank)
+      EdgesOf[S].push_back(E);
+  }
+  return true;
+}
+
+std::vector<int64_t> RankSignatures::signature(uint32_t R) const {
+  std::vector<int64_t> Sig;
+  if (CrossesRanks[R])
+    return Sig;
+  Sig.push_back(int64_t(Lanes[R].size()));
+  for (LaneId L : Lanes[R]) {
+    const Lane &Ln = G.lane(L);
+    Sig.push_back(int64_t(Ln.Kind));
+    for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
+      const Task &Tk = G.task(T);
+      Sig.insert(Sig.end(), {int64_t(Tk.Kind), Tk.DurationNs, Tk.GapNs,
+                             Tk.StartNs, int64_t(Tk.Flags)});
+    }
+    Sig.push_back(-1); // end of the lane
+  }
+  for (uint32_t I : Its[R])
+    Sig.insert(Sig.end(),
+               {G.iterations()[I].StartNs, G.iterations()[I].MeasuredNs});
+  // Each edge as (inside?, endpoint inside, kind, other endpoint), sorted:
+  // the edge array's order is not part of the graph's meaning.
+  std::vector<std::tuple<int64_t, int64_t, int64_t>> Es;
+  Es.reserve(EdgesOf[R].size());
+  auto Where = [&](TaskId T) {
+    return RankOf[T] == R ? int64_t(LocalOf[T]) : -1 - int64_t(T);
+  };
+  for (uint32_t E : EdgesOf[R]) {
+    const Edge &Ed = G.edgeSlots()[E];
+    Es.emplace_back(Where(Ed.Src), Where(Ed.Dst), int64_t(Ed.Kind));
+  }
+  std::sort(Es.begin(), Es.end());
+  Sig.push_back(int64_t(Es.size()));
+  for (const auto &[A, B, K] : Es)
+    Sig.insert(Sig.end(), {A, B, K});
+  return Sig;
+}
+
+} // namespace
+
+SymmetryReduction dd::reduceBySymmetry(Graph &G) {
+  SymmetryReduction S;
+  RankSignatures Ranks(G);
+  if (!Ranks.index())
+    return S;
+  S.Ranks = Ranks.numRanks();
+  // Groups: the hash of a signature leads to the groups with that hash,
+  // each kept with its first rank's signature.
+  struct Group {
+    uint32_t First;
+    std::vector<int64_t> Sig;
+  };
+  std::vector<Group> Groups;
+  llvm::DenseMap<uint64_t, std::vector<uint32_t>> ByHash;
+  std::vector<uint32_t> Representative(Ranks.numRanks());
+  for (uint32_t R = 0; R != Ranks.numRanks(); ++R) {
+    Representative[R] = R;
+    std::vector<int64_t> Sig = Ranks.signature(R);
+    if (Sig.empty()) { // a rank of its own
+      Groups.push_back(Group{R, {}});
+      continue;
+    }
+    std::vector<uint32_t> &Candidates =
+        ByHash[llvm::hash_combine_range(Sig.begin(), Sig.end())];
+    for (uint32_t Gi : Candidates)
+      if (Groups[Gi].Sig == Sig) {
+        Representative[R] = Groups[Gi].First;
+        break;
+      }
+    if (Representative[R] == R) {
+      Candidates.push_back(Groups.size());
+      Groups.push_back(Group{R, std::move(Sig)});
+    }
+  }
+  S.Classes = Groups.size();
+  if (!S.used())
+    return S;
+  size_t TasksBefore = G.numTasks(), EdgesBefore = G.countLiveEdges();
+  for (uint32_t R = 0; R != Ranks.numRanks(); ++R) {
+    uint32_t Rep = Representative[R];
+    if (Rep == R)
+      continue;
+    for (size_t I = 0; I != Ranks.Lanes[R].size(); ++I) {
+      LaneId L = Ranks.Lanes[R][I];
+      S.LaneCopies.emplace_back(L, Ranks.Lanes[Rep][I]);
+      for (TaskId T = G.laneHead(L); T != NoId;) {
+        TaskId Next = G.nextOnLane(T);
+        G.removeTask(T);
+        T = Next;
+      }
+    }
+    for (size_t I = 0; I != Ranks.Its[R].size(); ++I)
+      S.IterationCopies.emplace_back(Ranks.Its[R][I], Ranks.Its[Rep][I]);
+  }
+  S.RemovedTasks = TasksBefore - G.numTasks();
+  S.RemovedEdges = EdgesBefore - G.countLiveEdges();
+  return S;
+}
+
+void dd::expandResults(const SymmetryReduction &S, SimResult &R) {
+  for (auto [To, From] : S.LaneCopies)
+    R.Lanes[To] = R.Lanes[From];
+  for (auto [To, From] : S.IterationCopies) {
+    IterationResult &I = R.Iterations[To];
+    I.PredictedNs = R.Iterations[From].PredictedNs;
+    I.PredictedStartNs = R.Iterations[From].PredictedStartNs;
+  }
+}

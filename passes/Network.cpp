@@ -1,0 +1,69 @@
+//===- Network.cpp - The same job on another network ----------------------===//
+//
+// network{intra-gbps= intra-latency-us= inter-gbps= inter-latency-us=
+//         gpus-per-node= ...}
+//
+// "What if the GPUs were linked by another network: NVLink of another
+// generation, a faster InfiniBand, more GPUs per node?" The network model
+// is calibrated on the trace's own collectives; the options replace parts
+// of it, and each collective is scaled by the model's time on the new
+// network over its time on the calibrated one. Options left at their
+// defaults (0 GB/s, -1 us) keep the calibrated values, so network{} changes
+// nothing (docs/passes/network.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "NetworkWhatIf.h"
+
+#include "daydream/Passes/BuiltinPasses.h"
+#include "daydream/Transforms/Primitives.h"
+
+using namespace dd;
+using namespace dd::comm;
+using namespace dd::networkwhatif;
+
+namespace {
+
+void declare(PassOptionParser &P, Options &O) {
+  declareOptions(P, O, /*WhatIf=*/true);
+}
+
+llvm::Error validate(const Options &O) { return validateOptions(O); }
+
+class Network {
+public:
+  explicit Network(Options O) : O(std::move(O)) {}
+
+  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
+    auto SOr = setUp(G, O);
+    if (!SOr)
+      return SOr.takeError();
+    const Setup &S = *SOr;
+    bool Changed = false;
+    for (const CollectiveInfo &C : S.Collectives) {
+      if (C.Kind == CollectiveKind::Other)
+        continue;
+      int64_t Ns = retimedNs(G, C, S, C.Ranks);
+      Changed |= Ns != G.task(C.Task).DurationNs;
+      setDurations(G, C.Task, Ns);
+    }
+    if (!Changed)
+      return PreservedAnalyses::all();
+    return PreservedAnalyses::none().preserveSet<StructureAnalyses>();
+  }
+
+private:
+  Options O;
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<PassConcept>>
+dd::createNetworkPass(llvm::StringRef Options) {
+  return buildPass<Network, networkwhatif::Options>("network", Options, declare,
+                                                    validate);
+}
+
+void dd::printNetworkPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
+  printOptionsHelp<networkwhatif::Options>("network", declare, OS, Indent);
+}
