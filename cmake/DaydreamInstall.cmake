@@ -11,7 +11,8 @@ install(FILES ${PROJECT_BINARY_DIR}/include/daydream/IR/ddir_generated.h
 
 set(DAYDREAM_INSTALLED_LIBRARIES DaydreamIR DaydreamPass DaydreamAnalysis
   DaydreamTransforms DaydreamCollectiveNames DaydreamComm DaydreamSim
-  DaydreamPasses DaydreamPlugin DaydreamImport DaydreamSeqPoint DaydreamTools)
+  DaydreamPasses DaydreamPlugin DaydreamImport DaydreamSeqPoint DaydreamSynth
+  DaydreamTools)
 install(TARGETS ${DAYDREAM_INSTALLED_LIBRARIES} DaydreamPluginAPI
   daydream_llvm daydream_warnings
   EXPORT DaydreamTargets
@@ -19,7 +20,7 @@ install(TARGETS ${DAYDREAM_INSTALLED_LIBRARIES} DaydreamPluginAPI
 install(EXPORT DaydreamTargets NAMESPACE Daydream::
   DESTINATION ${DAYDREAM_INSTALL_CMAKEDIR})
 
-set(DAYDREAM_INSTALLED_TOOLS dd-diff dd-import dd-opt dd-seqpoint dd-sim)
+set(DAYDREAM_INSTALLED_TOOLS dd-diff dd-import dd-opt dd-seqpoint dd-sim dd-synth)
 if(DAYDREAM_HAVE_CUPTI)
   list(APPEND DAYDREAM_INSTALLED_TOOLS dd-trace)
   # Where dd-trace looks for it: lib/ beside its bin/.

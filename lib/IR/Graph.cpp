@@ -73,6 +73,17 @@ void Graph::removeTask(TaskId T) {
   ++NumDead;
 }
 
+void Graph::removeLaneTasks(LaneId L) {
+  for (TaskId T = LaneHead[L]; T != NoId;) {
+    TaskId N = Next[T];
+    Prev[T] = Next[T] = NoId;
+    Dead[T] = true;
+    ++NumDead;
+    T = N;
+  }
+  LaneHead[L] = LaneTail[L] = NoId;
+}
+
 void Graph::moveTask(TaskId T, LaneId L, TaskId After) {
   assert(isLive(T) && L < Lanes.size());
   unlink(T);

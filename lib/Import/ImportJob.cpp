@@ -146,18 +146,27 @@ dd::import::lowerJob(std::vector<RankTrace> &&Inputs,
   for (const ReadRank &T : Traces)
     Lower.OriginNs = std::min(Lower.OriginNs, earliestStart(T.Model));
 
+  // Each rank is lowered, appended and freed before the next, so that the
+  // job's graph is the only large thing alive. The first rank's size stands
+  // for the others' when reserving (ranks of a job are much alike): arrays
+  // that grow by doubling touch twice their memory.
   JobImportResult Job;
-  std::vector<RankGraph> Graphs;
   std::map<int32_t, std::string> Names;
   for (ReadRank &T : Traces) {
     if (llvm::Error E = lowerInto(T.R, std::move(T.Model), Lower))
       return std::move(E);
-    Graphs.push_back(RankGraph{T.Rank, T.WorldSize, std::move(T.R.G)});
+    T.Model = TraceModel();
+    if (Job.Ranks.empty()) {
+      size_t N = Traces.size();
+      Job.G.reserve(T.R.G.numTasks() * N * 9 / 8,
+                    T.R.G.edgeSlots().size() * N * 9 / 8,
+                    T.R.G.attrSlots().size() * N);
+    }
+    appendRankGraph(Job.G, RankGraph{T.Rank, T.WorldSize, std::move(T.R.G)});
     Names[T.Rank] = T.R.Name;
     Job.RankIds.push_back(T.Rank);
     Job.Ranks.push_back(std::move(T.R));
   }
-  Job.G = mergeRankGraphs(std::move(Graphs));
   if (llvm::Error E =
           matchCollectives(Job.G, Names, Job.Collectives, Job.Warnings))
     return std::move(E);

@@ -250,6 +250,13 @@ llvm::Error Matcher::run() {
   for (size_t Pos = 0; Pos != N; ++Pos)
     if (llvm::Error E = checkKinds(Pos))
       return E;
+  // Room for a marker per member and a barrier per collective, and their
+  // edges, at once: growing the task arrays would copy them.
+  size_t Copied = 0;
+  for (const auto &KV : StartEdges)
+    Copied += KV.second.size();
+  G.reserve(G.numTaskSlots() + N * (Ranks.size() + 1),
+            G.edgeSlots().size() + Copied + 2 * N * Ranks.size(), N);
   Lane L;
   L.Name = G.intern("collectives world");
   L.Kind = LaneKind::CommChannel;

@@ -86,32 +86,20 @@ void appendRank(Graph &Job, const RankGraph &R) {
 
 } // namespace
 
-Graph dd::import::mergeRankGraphs(std::vector<RankGraph> &&Ranks) {
-  Graph Job;
-  size_t Tasks = 0, Edges = 0, Attrs = 0;
-  for (const RankGraph &R : Ranks) {
-    Tasks += R.G.numTasks();
-    Edges += R.G.edgeSlots().size();
-    Attrs += R.G.attrSlots().size();
+void dd::import::appendRankGraph(Graph &Job, RankGraph &&R) {
+  Metadata &M = Job.metadata();
+  if (M.Ranks.empty()) {
+    M.Producer = R.G.metadata().Producer;
+    M.SourceFormat = R.G.metadata().SourceFormat;
   }
-  Job.reserve(Tasks, Edges, Attrs);
-  if (!Ranks.empty()) {
-    Metadata &M = Job.metadata();
-    M.Producer = Ranks.front().G.metadata().Producer;
-    M.SourceFormat = Ranks.front().G.metadata().SourceFormat;
-  }
-  for (RankGraph &R : Ranks) {
-    appendRank(Job, R);
-    Metadata &M = Job.metadata();
-    for (const Device &D : R.G.metadata().Devices)
-      if (std::none_of(M.Devices.begin(), M.Devices.end(),
-                       [&](const Device &E) { return E.Index == D.Index; }))
-        M.Devices.push_back(D);
-    std::string Host = R.G.metadata().Ranks.empty()
-                           ? std::string()
-                           : R.G.metadata().Ranks.front().Host;
-    M.Ranks.push_back(RankInfo{R.Rank, R.WorldSize, Host});
-    R.G = Graph(); // frees the rank's arrays before the next one is copied
-  }
-  return Job;
+  appendRank(Job, R);
+  for (const Device &D : R.G.metadata().Devices)
+    if (std::none_of(M.Devices.begin(), M.Devices.end(),
+                     [&](const Device &E) { return E.Index == D.Index; }))
+      M.Devices.push_back(D);
+  std::string Host = R.G.metadata().Ranks.empty()
+                         ? std::string()
+                         : R.G.metadata().Ranks.front().Host;
+  M.Ranks.push_back(RankInfo{R.Rank, R.WorldSize, Host});
+  R.G = Graph();
 }

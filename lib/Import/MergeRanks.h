@@ -22,9 +22,11 @@ struct RankGraph {
   Graph G;
 };
 
-/// Moves the ranks' graphs into one. Metadata comes from the first (producer,
-/// format, devices by index), plus one RankInfo per rank.
-Graph mergeRankGraphs(std::vector<RankGraph> &&Ranks);
+/// Moves one rank's graph into \p Job, and frees it. Metadata comes from the
+/// first rank added (producer, format), devices by index from each, plus
+/// one RankInfo per rank. Ranks are added one at a time, as each is
+/// lowered, so that only one rank's graph exists beside the job's.
+void appendRankGraph(Graph &Job, RankGraph &&Rank);
 
 } // namespace dd::import
 

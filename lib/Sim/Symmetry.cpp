@@ -17,7 +17,6 @@
 #include "daydream/Sim/Simulator.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/Hashing.h"
 
 #include <algorithm>
 #include <map>
@@ -135,10 +134,46 @@ std::vector<int64_t> RankSignatures::signature(uint32_t R) const {
   return Sig;
 }
 
+/// Folds \p X into the hash \p H (boost's hash_combine step).
+uint64_t mix(uint64_t H, uint64_t X) {
+  return H ^ (X + 0x9e3779b97f4a7c15ULL + (H << 6) + (H >> 2));
+}
+
+/// Whether any two ranks might be identical, from a cheap hash of each
+/// rank's tasks (no edges, no allocation per task): most jobs' ranks differ
+/// in some duration, and then the full signatures are not worth building.
+bool mayHaveTwins(const Graph &G, size_t &NumRanks) {
+  llvm::DenseMap<int32_t, uint64_t> Hash; // keys: rank + 1
+  for (LaneId L = 0; L != G.numLanes(); ++L) {
+    const Lane &Ln = G.lane(L);
+    if (Ln.Rank < 0)
+      continue;
+    uint64_t &H = Hash[Ln.Rank + 1];
+    H = mix(H, uint64_t(Ln.Kind));
+    for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
+      const Task &Tk = G.task(T);
+      H = mix(H, uint64_t(Tk.DurationNs));
+      H = mix(H, uint64_t(Tk.GapNs));
+      H = mix(H, uint64_t(Tk.StartNs));
+    }
+  }
+  NumRanks = Hash.size();
+  llvm::DenseMap<uint64_t, unsigned> Seen;
+  for (const auto &KV : Hash)
+    if (++Seen[KV.second] == 2)
+      return true;
+  return false;
+}
+
 } // namespace
 
 SymmetryReduction dd::reduceBySymmetry(Graph &G) {
   SymmetryReduction S;
+  size_t NumRanks = 0;
+  if (!mayHaveTwins(G, NumRanks)) {
+    S.Ranks = S.Classes = NumRanks; // every rank a group of its own
+    return S;
+  }
   RankSignatures Ranks(G);
   if (!Ranks.index())
     return S;
@@ -159,8 +194,10 @@ SymmetryReduction dd::reduceBySymmetry(Graph &G) {
       Groups.push_back(Group{R, {}});
       continue;
     }
-    std::vector<uint32_t> &Candidates =
-        ByHash[llvm::hash_combine_range(Sig.begin(), Sig.end())];
+    uint64_t H = 0;
+    for (int64_t V : Sig)
+      H = mix(H, uint64_t(V));
+    std::vector<uint32_t> &Candidates = ByHash[H];
     for (uint32_t Gi : Candidates)
       if (Groups[Gi].Sig == Sig) {
         Representative[R] = Groups[Gi].First;
@@ -182,11 +219,7 @@ SymmetryReduction dd::reduceBySymmetry(Graph &G) {
     for (size_t I = 0; I != Ranks.Lanes[R].size(); ++I) {
       LaneId L = Ranks.Lanes[R][I];
       S.LaneCopies.emplace_back(L, Ranks.Lanes[Rep][I]);
-      for (TaskId T = G.laneHead(L); T != NoId;) {
-        TaskId Next = G.nextOnLane(T);
-        G.removeTask(T);
-        T = Next;
-      }
+      G.removeLaneTasks(L);
     }
     for (size_t I = 0; I != Ranks.Its[R].size(); ++I)
       S.IterationCopies.emplace_back(Ranks.Its[R][I], Ranks.Its[Rep][I]);

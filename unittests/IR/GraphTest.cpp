@@ -103,6 +103,27 @@ TEST(GraphTest, RemoveUnlinksAndKillsEdges) {
   EXPECT_EQ(G.laneTail(A), NoId);
 }
 
+TEST(GraphTest, RemoveLaneTasksEmptiesOneLane) {
+  Graph G;
+  LaneId A = addLane(G, "a"), B = addLane(G, "b");
+  TaskId T0 = addTask(G, A, "x", 0, 1);
+  TaskId T1 = addTask(G, B, "y", 0, 1);
+  TaskId T2 = addTask(G, A, "z", 0, 1);
+  G.addEdge(T0, T1, EdgeKind::Data);
+  G.removeLaneTasks(A);
+  EXPECT_FALSE(G.isLive(T0));
+  EXPECT_FALSE(G.isLive(T2));
+  EXPECT_TRUE(G.isLive(T1));
+  EXPECT_EQ(G.laneHead(A), NoId);
+  EXPECT_EQ(G.laneTail(A), NoId);
+  EXPECT_EQ(laneOrder(G, B), (std::vector<TaskId>{T1}));
+  EXPECT_EQ(G.numTasks(), 1u);
+  EXPECT_EQ(G.countLiveEdges(), 0u);
+  // The lane takes tasks again afterwards.
+  TaskId T3 = addTask(G, A, "w", 0, 1);
+  EXPECT_EQ(laneOrder(G, A), (std::vector<TaskId>{T3}));
+}
+
 TEST(GraphTest, MoveTaskToAnotherLane) {
   Graph G;
   LaneId A = addLane(G, "a"), B = addLane(G, "b");

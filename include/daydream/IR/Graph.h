@@ -92,6 +92,8 @@ public:
   /// keeping the ordering constraints through it is the job of the
   /// removeTasks() primitive (Transforms/Primitives.h).
   void removeTask(TaskId T);
+  /// Removes every task of lane \p L at once (the lane stays, empty).
+  void removeLaneTasks(LaneId L);
   /// Moves \p T to the end of lane \p L (or after \p After on that lane).
   void moveTask(TaskId T, LaneId L, TaskId After = NoId);
   /// Renumbers the tasks of a graph without dead tasks: task T becomes

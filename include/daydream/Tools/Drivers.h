@@ -15,6 +15,7 @@ int ddOptMain(int Argc, char **Argv);
 int ddSimMain(int Argc, char **Argv);
 int ddDiffMain(int Argc, char **Argv);
 int ddSeqPointMain(int Argc, char **Argv);
+int ddSynthMain(int Argc, char **Argv);
 /// Built only with CUPTI (DAYDREAM_HAVE_CUPTI).
 int ddTraceMain(int Argc, char **Argv);
 

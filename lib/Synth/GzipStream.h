@@ -1,0 +1,43 @@
+//===- GzipStream.h - A raw_ostream that gzips into another -----*- C++ -*-===//
+//
+// Kineto traces are usually stored as .json.gz, and a synthetic trace of
+// millions of events is a few gigabytes of JSON; dd-synth gzips on the way
+// out when the output name asks for it, at zlib's fastest level (the
+// importer reads it back either way). The gzip header carries no time, so
+// the bytes depend only on the content. Private to lib/Synth.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_LIB_SYNTH_GZIPSTREAM_H
+#define DAYDREAM_LIB_SYNTH_GZIPSTREAM_H
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+
+namespace dd::synth {
+
+class GzipStream : public llvm::raw_ostream {
+public:
+  explicit GzipStream(llvm::raw_ostream &Out);
+  ~GzipStream() override;
+
+  /// Compresses what is left and ends the gzip stream.
+  llvm::Error finish();
+
+private:
+  void write_impl(const char *Ptr, size_t Size) override;
+  uint64_t current_pos() const override { return Pos; }
+  void deflateSome(const char *Ptr, size_t Size, bool Finish);
+
+  struct State;
+  std::unique_ptr<State> S;
+  llvm::raw_ostream &Out;
+  uint64_t Pos = 0;
+  bool Failed = false;
+};
+
+} // namespace dd::synth
+
+#endif // DAYDREAM_LIB_SYNTH_GZIPSTREAM_H
