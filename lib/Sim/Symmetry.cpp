@@ -1,10 +1,12 @@
 //===- Symmetry.cpp - Simulate one rank of each group of identical ranks --===//
 //
-// Each rank is described by one flat signature (a vector of integers) in a
-// single linear walk: its lanes with their task counts, its tasks in lane
-// order, its iterations, and its edges in a canonical order, each endpoint
-// written as the task's position within the rank or, for the job's own
-// tasks (rank -1), as its id. Ranks are grouped by a hash of the signature
+// A cheap first look hashes each rank's task times without allocating; when
+// no two ranks share a hash, as in any recorded job, nothing more is done.
+// Otherwise each rank is described by one flat signature (a vector of
+// integers) in a single linear walk: its lanes with their task counts, its
+// tasks in lane order, its iterations, and its edges in a canonical order,
+// each endpoint written as the task's position within the rank or, for the
+// job's own tasks (rank -1), as its id. Ranks are grouped by a hash of the signature
 // and a group is joined only after comparing the whole signature with the
 // group's first rank, so a hash collision cannot merge different ranks.
 // Only one signature per group is kept.
