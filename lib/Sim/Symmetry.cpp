@@ -146,6 +146,13 @@ uint64_t mix(uint64_t H, uint64_t X) {
 /// in some duration, and then the full signatures are not worth building.
 bool mayHaveTwins(const Graph &G, size_t &NumRanks) {
   llvm::DenseMap<int32_t, uint64_t> Hash; // keys: rank + 1
+  for (const Lane &Ln : G.lanes())
+    if (Ln.Rank >= 0)
+      Hash[Ln.Rank + 1] = 0;
+  if (Hash.size() < 2) {
+    NumRanks = Hash.size();
+    return false;
+  }
   for (LaneId L = 0; L != G.numLanes(); ++L) {
     const Lane &Ln = G.lane(L);
     if (Ln.Rank < 0)

@@ -12,15 +12,21 @@
 #include "daydream/Plugin/PluginLoader.h"
 #include "daydream/Sim/SchedulingPolicy.h"
 #include "daydream/Sim/Simulator.h"
-#include "daydream/Tools/Drivers.h"
 #include "daydream/Sim/Symmetry.h"
+#include "daydream/Tools/Drivers.h"
 #include "daydream/Tools/SimPlot.h"
 #include "daydream/Tools/SimReport.h"
 #include "daydream/Tools/SimTimeline.h"
 #include "daydream/Tools/ToolSupport.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace dd;
 namespace cl = llvm::cl;
@@ -62,6 +68,11 @@ struct Options {
       cl::desc("The graph whose simulation is -timeline's and -plot's "
                "baseline (default: the input's own recorded times)"),
       cl::value_desc("file.ddir"), cl::cat(Category)};
+  cl::opt<bool> TimePhases{
+      "time-phases",
+      cl::desc("Print each step's wall time (read and verify, order, "
+               "simulate, ...) to stderr"),
+      cl::cat(Category)};
   cl::opt<bool> Symmetry{
       "symmetry", cl::init(true),
       cl::desc("Simulate one rank of each group of identical ranks of a job "
@@ -124,6 +135,35 @@ llvm::Error writePictures(const Options &Opt, llvm::StringRef InputName,
 
 } // namespace
 
+/// -time-phases: the wall time of each step, so that the simulation's own
+/// speed can be told from loading and reporting (docs/Performance.md).
+class PhaseTimes {
+public:
+  void mark(llvm::StringRef Step) {
+    auto Now = std::chrono::steady_clock::now();
+    Steps.emplace_back(Step.str(),
+                       std::chrono::duration<double>(Now - Last).count());
+    Last = Now;
+  }
+  /// \p Simulated: the tasks the simulate step replayed.
+  void print(llvm::raw_ostream &OS, size_t Simulated) const {
+    OS << Tool << ": time:";
+    const char *Sep = " ";
+    for (const auto &[Step, Seconds] : Steps) {
+      OS << Sep << Step << llvm::format(" %.3f s", Seconds);
+      if (Step == "simulate" && Seconds > 0)
+        OS << llvm::format(" (%zu tasks, %.1f M tasks/s)", Simulated,
+                           Simulated / Seconds / 1e6);
+      Sep = ", ";
+    }
+    OS << "\n";
+  }
+
+private:
+  std::chrono::steady_clock::time_point Last = std::chrono::steady_clock::now();
+  std::vector<std::pair<std::string, double>> Steps;
+};
+
 int dd::ddSimMain(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);
   keepFreedMemory();
@@ -145,9 +185,11 @@ int dd::ddSimMain(int Argc, char **Argv) {
   auto Policy = createPolicy(Opt.Policy, PluginPolicies);
   if (!Policy)
     return reportError(Tool, Policy.takeError());
+  PhaseTimes Times;
   auto G = readGraphFile(Opt.Input);
   if (!G)
     return reportError(Tool, G.takeError());
+  Times.mark("read+verify");
 
   std::string InputName =
       Opt.Input == "-" ? std::string("<stdin>") : Opt.Input.getValue();
@@ -155,6 +197,7 @@ int dd::ddSimMain(int Argc, char **Argv) {
   SymmetryReduction Symmetry;
   if (Opt.Symmetry && Opt.Timeline.empty() && Opt.Plot.empty())
     Symmetry = reduceBySymmetry(*G);
+  Times.mark("symmetry");
   SimOptions SO;
   SO.Policy = Policy->get();
   // The headline's critical path needs the canonical order; the simulation
@@ -166,11 +209,13 @@ int dd::ddSimMain(int Argc, char **Argv) {
       return reportError(Tool, InputName + ": " + llvm::toString(O.takeError()));
     Order = std::move(*O);
     SO.Order = &Order->Order;
+    Times.mark("order");
   }
   auto R = simulate(*G, SO);
   if (!R)
     return reportError(Tool, InputName + ": " + llvm::toString(R.takeError()));
   expandResults(Symmetry, *R);
+  Times.mark("simulate");
 
   if (!Opt.Timeline.empty() || !Opt.Plot.empty())
     if (llvm::Error E = writePictures(Opt, InputName, *G, *R, SO))
@@ -185,6 +230,7 @@ int dd::ddSimMain(int Argc, char **Argv) {
       return reportError(Tool, InputName + ": " + llvm::toString(H.takeError()));
     Headline = std::move(*H);
     expandHeadline(Symmetry, *G, *Headline);
+    Times.mark("headline");
   }
   SimReportInfo Info{InputName, (*Policy)->name(),
                      Headline ? &*Headline : nullptr,
@@ -195,5 +241,8 @@ int dd::ddSimMain(int Argc, char **Argv) {
     printSimReportText(*G, *R, Info, OS);
   if (llvm::Error E = writeTextFile(OS.str(), Opt.Output))
     return reportError(Tool, std::move(E));
+  Times.mark("report");
+  if (Opt.TimePhases)
+    Times.print(llvm::errs(), G->numTasks());
   return 0;
 }
