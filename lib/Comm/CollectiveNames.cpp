@@ -95,3 +95,9 @@ KernelCollective comm::classifyCollectiveName(StringRef Name) {
   return C;
 }
 
+CollectiveKind comm::collectiveKindOfOp(StringRef OpName) {
+  std::string Lower = OpName.lower();
+  if (!StringRef(Lower).contains("nccl") && !StringRef(Lower).contains("c10d"))
+    return CollectiveKind::Other;
+  return classifyCollectiveName(Lower).Kind;
+}

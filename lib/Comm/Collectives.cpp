@@ -99,18 +99,18 @@ private:
   std::map<TaskId, Entry> ByTask;
 };
 
-/// NCCL runs all-to-all (and gather, scatter) as grouped sends and
-/// receives, so a kernel named SendRecv may be any of them; the PyTorch op
-/// that launched it says which ("nccl:all_to_all", "c10d::alltoall_base_").
-/// That op is the task's layer or one around it.
+/// A send_recv (or unnamed) kernel's kind as the op that launched it says
+/// (CollectiveNames.h): the task's layer or one around it. Each layer's
+/// answer is kept, as a trace repeats a few ops many times.
 class LayerKinds {
 public:
   explicit LayerKinds(const Graph &G) : G(G) {}
 
   CollectiveKind refine(LayerId L, CollectiveKind K) {
-    if (K != CollectiveKind::SendRecv && K != CollectiveKind::Other)
+    if (!kindNeedsOp(K))
       return K;
-    for (unsigned Depth = 0; L != NoId && Depth != MaxDepth; ++Depth) {
+    for (unsigned Depth = 0; L != NoId && Depth != MaxCollectiveOpDepth;
+         ++Depth) {
       CollectiveKind Op = kindOf(L);
       if (Op != CollectiveKind::Other)
         return Op;
@@ -120,18 +120,10 @@ public:
   }
 
 private:
-  /// Enough for PyTorch's op nesting around a collective
-  /// (c10d::alltoall_base_ > record_param_comms > nccl:all_to_all).
-  static constexpr unsigned MaxDepth = 8;
-
   CollectiveKind kindOf(LayerId L) {
     auto [It, New] = ByLayer.try_emplace(L, CollectiveKind::Other);
-    if (New) {
-      std::string Lower = G.str(G.layer(L).Name).lower();
-      if (StringRef(Lower).contains("nccl") ||
-          StringRef(Lower).contains("c10d"))
-        It->second = classifyCollectiveName(Lower).Kind;
-    }
+    if (New)
+      It->second = collectiveKindOfOp(G.str(G.layer(L).Name));
     return It->second;
   }
 

@@ -23,20 +23,22 @@ using namespace dd::import;
 using llvm::StringRef;
 
 CollectiveName dd::import::classifyCollective(const Graph &G, TaskId T) {
-  comm::KernelCollective K = comm::classifyCollectiveName(G.str(G.task(T).Name));
-  // NCCL runs all-to-all (and gather, scatter) as grouped sends and
-  // receives: the PyTorch op around the kernel, an enclosing layer such as
-  // "nccl:all_to_all", says which.
-  if (K.Kind == comm::CollectiveKind::SendRecv ||
-      K.Kind == comm::CollectiveKind::Other)
-    for (LayerId L = G.task(T).Layer; L != NoId; L = G.layer(L).Parent) {
+  comm::KernelCollective K =
+      comm::classifyCollectiveName(G.str(G.task(T).Name));
+  // A send/recv kernel is whatever the op around it (an enclosing layer
+  // such as "nccl:all_to_all") says, by the network model's rule.
+  if (comm::kindNeedsOp(K.Kind)) {
+    LayerId L = G.task(T).Layer;
+    for (unsigned Depth = 0; L != NoId && Depth != comm::MaxCollectiveOpDepth;
+         ++Depth, L = G.layer(L).Parent) {
       comm::CollectiveKind Around =
-          comm::classifyCollectiveName(G.str(G.layer(L).Name)).Kind;
+          comm::collectiveKindOfOp(G.str(G.layer(L).Name));
       if (Around != comm::CollectiveKind::Other) {
         K.Kind = Around;
         break;
       }
     }
+  }
   CollectiveName N;
   N.Kind = comm::toString(K.Kind);
   if (K.Alg != comm::Algorithm::Default)
@@ -50,6 +52,8 @@ namespace {
 struct RankCollectives {
   int32_t Rank = 0;
   std::vector<TaskId> Kernels;
+  /// Each kernel's kind and algorithm, read once.
+  std::vector<CollectiveName> Names;
 };
 
 class Matcher {
@@ -68,7 +72,9 @@ private:
       S += " (" + It->second + ")";
     return S;
   }
-  StringRef kindOf(TaskId T) const { return classifyCollective(G, T).Kind; }
+  static StringRef kindOf(const RankCollectives &R, size_t Pos) {
+    return R.Names[Pos].Kind;
+  }
   void collect();
   llvm::Error checkCounts() const;
   llvm::Error checkKinds(size_t Pos) const;
@@ -119,6 +125,8 @@ void Matcher::collect() {
     };
     std::sort(R.Kernels.begin(), R.Kernels.end(),
               [&](TaskId A, TaskId B) { return Key(A) < Key(B); });
+    for (TaskId T : R.Kernels)
+      R.Names.push_back(classifyCollective(G, T));
   }
 }
 
@@ -140,20 +148,19 @@ llvm::Error Matcher::checkCounts() const {
                     "match is #{4}, {5} '{6}' on {2}",
                     rankName(Fewest->Rank), Fewest->Kernels.size(),
                     rankName(Most->Rank), Most->Kernels.size(), Pos,
-                    kindOf(Most->Kernels[Pos]),
-                    G.str(G.task(Most->Kernels[Pos]).Name))
+                    kindOf(*Most, Pos), G.str(G.task(Most->Kernels[Pos]).Name))
           .str());
 }
 
 llvm::Error Matcher::checkKinds(size_t Pos) const {
-  StringRef First = kindOf(Ranks.front().Kernels[Pos]);
+  StringRef First = kindOf(Ranks.front(), Pos);
   for (const RankCollectives &R : Ranks) {
-    StringRef Kind = kindOf(R.Kernels[Pos]);
+    StringRef Kind = kindOf(R, Pos);
     if (Kind == First)
       continue;
     std::vector<std::string> Same;
     for (const RankCollectives &S : Ranks)
-      if (kindOf(S.Kernels[Pos]) == First)
+      if (kindOf(S, Pos) == First)
         Same.push_back(std::to_string(S.Rank));
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -169,7 +176,7 @@ llvm::Error Matcher::checkKinds(size_t Pos) const {
 void Matcher::join(size_t Pos) {
   // Copies, not references: adding tasks may move the task array.
   const Task First = G.task(Ranks.front().Kernels[Pos]);
-  CollectiveName CN = classifyCollective(G, Ranks.front().Kernels[Pos]);
+  const CollectiveName &CN = Ranks.front().Names[Pos];
   int64_t Arrival = INT64_MIN, Transfer = INT64_MAX;
   uint64_t Bytes = 0;
   bool SizesDiffer = false;
@@ -240,9 +247,8 @@ llvm::Error Matcher::run() {
   collect();
   if (Ranks.size() < 2)
     return llvm::Error::success();
-  if (std::all_of(Ranks.begin(), Ranks.end(), [](const RankCollectives &R) {
-        return R.Kernels.empty();
-      }))
+  if (std::all_of(Ranks.begin(), Ranks.end(),
+                  [](const RankCollectives &R) { return R.Kernels.empty(); }))
     return llvm::Error::success();
   if (llvm::Error E = checkCounts())
     return E;
@@ -269,10 +275,8 @@ llvm::Error Matcher::run() {
 
 } // namespace
 
-llvm::Error
-dd::import::matchCollectives(Graph &Job,
-                             const std::map<int32_t, std::string> &RankNames,
-                             CollectiveStats &Stats,
-                             std::vector<std::string> &Warnings) {
+llvm::Error dd::import::matchCollectives(
+    Graph &Job, const std::map<int32_t, std::string> &RankNames,
+    CollectiveStats &Stats, std::vector<std::string> &Warnings) {
   return Matcher(Job, RankNames, Stats, Warnings).run();
 }

@@ -60,6 +60,25 @@ struct KernelCollective {
 };
 KernelCollective classifyCollectiveName(llvm::StringRef Name);
 
+/// NCCL runs all-to-all (and gather, scatter) as grouped sends and
+/// receives, so a kernel whose name says send_recv (or nothing) may be any
+/// of them; the PyTorch op that launched it says which. Whether \p K, read
+/// from a kernel name, should be asked of that op.
+inline bool kindNeedsOp(CollectiveKind K) {
+  return K == CollectiveKind::SendRecv || K == CollectiveKind::Other;
+}
+
+/// The kind an op around a collective kernel names ("nccl:all_to_all",
+/// "c10d::alltoall_base_"); Other for an op that is not a collective's.
+/// Only names with "nccl" or "c10d" count, so that a module named, say,
+/// "reduce_head" says nothing.
+CollectiveKind collectiveKindOfOp(llvm::StringRef OpName);
+
+/// How many layers out from a kernel's own the op is looked for: enough
+/// for PyTorch's nesting around a collective (c10d::alltoall_base_ >
+/// record_param_comms > nccl:all_to_all).
+constexpr unsigned MaxCollectiveOpDepth = 8;
+
 } // namespace comm
 } // namespace dd
 
