@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Analysis/TopologicalOrder.h"
+#include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Passes/BuiltinPasses.h"
@@ -72,40 +73,46 @@ struct Report {
   uint64_t SlackCounts[NumSlackBuckets] = {};
 };
 
-/// Time on the path grouped by the name \p NameOf gives a task (NoId: not
-/// grouped), most first, ties by name; with \p WithGaps the untraced time
-/// before each task counts too.
-template <typename NameFn>
-std::vector<Group> topGroups(const Graph &G, const CriticalPath &P, size_t Top,
-                             bool WithGaps, NameFn NameOf) {
-  // Indexed by StrId rather than hashed: a path can hold millions of steps
-  // and the string table is small next to it.
-  std::vector<uint32_t> Index(G.strings().size(), NoId);
-  std::vector<Group> Groups;
-  for (const CriticalStep &S : P.Steps) {
-    StrId Name = NameOf(G.task(S.Task));
-    if (Name == NoId)
-      continue;
+/// Time on the path grouped by name (a StrId), filled step by step.
+/// Indexed by StrId rather than hashed: a path can hold millions of steps
+/// and the string table is small next to it.
+class GroupTable {
+public:
+  explicit GroupTable(const Graph &G) : G(G), Index(G.strings().size(), NoId) {}
+
+  void add(StrId Name, int64_t Ns) {
     if (Index[Name] == NoId) {
       Index[Name] = Groups.size();
       Groups.push_back(Group{G.str(Name)});
     }
     Group &Gr = Groups[Index[Name]];
-    Gr.Ns += S.WorkNs + (WithGaps ? S.GapNs : 0);
+    Gr.Ns += Ns;
     ++Gr.Count;
   }
-  llvm::sort(Groups, [](const Group &A, const Group &B) {
-    return std::make_pair(-A.Ns, A.Name) < std::make_pair(-B.Ns, B.Name);
-  });
-  if (Groups.size() > Top)
-    Groups.resize(Top);
-  return Groups;
-}
 
+  /// The \p Top groups with the most time, ties by name.
+  std::vector<Group> top(size_t Top) {
+    llvm::sort(Groups, [](const Group &A, const Group &B) {
+      return std::make_pair(-A.Ns, A.Name) < std::make_pair(-B.Ns, B.Name);
+    });
+    if (Groups.size() > Top)
+      Groups.resize(Top);
+    return std::move(Groups);
+  }
+
+private:
+  const Graph &G;
+  std::vector<uint32_t> Index;
+  std::vector<Group> Groups;
+};
+
+/// The bucket of \p Slack: how many bounds it reaches (an upper_bound
+/// without branches, run once per task).
 size_t slackBucket(int64_t Slack) {
-  return std::upper_bound(std::begin(SlackBounds), std::end(SlackBounds),
-                          Slack) -
-         std::begin(SlackBounds);
+  size_t Bucket = 0;
+  for (int64_t Bound : SlackBounds)
+    Bucket += Slack >= Bound;
+  return Bucket;
 }
 
 std::string percentOf(int64_t Part, int64_t Whole) {
@@ -118,27 +125,37 @@ public:
   explicit PrintCriticalPath(PrintCriticalPathOptions O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
-    auto &Topo = AM.getResult<TopologicalOrderAnalysis>(G);
-    if (!Topo.Error.empty())
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     Topo.Error);
     auto Policy = createSchedulingPolicy(O.Policy);
     if (!Policy)
       return Policy.takeError();
+    // A cached order is shared, and one is computed (and cached) for a
+    // graph a pass reordered. A graph in canonical order, as read, needs
+    // none: the simulator and the critical path sweep its slot order, and
+    // the order's two arrays would cost more than the replay.
+    const CanonicalOrder *Order = nullptr;
+    auto *Topo = AM.getCachedResult<TopologicalOrderAnalysis>();
+    if (!Topo && !isInCanonicalOrder(G))
+      Topo = &AM.getResult<TopologicalOrderAnalysis>(G);
+    if (Topo) {
+      if (!Topo->Error.empty())
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       Topo->Error);
+      Order = &Topo->Order;
+    }
     SimOptions SO;
-    SO.Order = &Topo.Order.Order;
+    SO.Order = Order ? &Order->Order : nullptr;
     SO.Policy = Policy->get();
     llvm::Expected<SimResult> Sim = simulate(G, SO);
     if (!Sim)
       return Sim.takeError();
-    llvm::Expected<CriticalPath> Path = findCriticalPath(G, *Sim, Topo.Order);
+    llvm::Expected<CriticalPath> Path = findCriticalPath(G, *Sim, Order);
     if (!Path)
       return Path.takeError();
 
     Report Rep;
     Rep.Sim = &*Sim;
     Rep.Path = std::move(*Path);
-    summarize(G, Topo.Order.Order, Rep);
+    summarize(G, Rep);
     if (O.Json)
       printJson(G, Rep, AM.reportStream());
     else
@@ -147,24 +164,35 @@ public:
   }
 
 private:
-  void summarize(const Graph &G, llvm::ArrayRef<TaskId> Live,
-                 Report &Rep) const {
-    Rep.Time = breakDown(G, Rep.Path);
-    for (const CriticalStep &S : Rep.Path.Steps)
+  void summarize(const Graph &G, Report &Rep) const {
+    // Every figure in one walk over the path: it can hold half of the
+    // graph's tasks, and each walk reads their task records.
+    bool GpuKind[NumTaskKinds];
+    for (unsigned K = 0; K != NumTaskKinds; ++K)
+      GpuKind[K] = isGpuWork(TaskKind(K));
+    std::vector<LaneKind> LaneKinds;
+    for (const Lane &L : G.lanes())
+      LaneKinds.push_back(L.Kind);
+    GroupTable Kernels(G), Layers(G);
+    for (const CriticalStep &S : Rep.Path.Steps) {
+      const Task &Tk = G.task(S.Task);
+      addStep(Rep.Time, S, Tk, LaneKinds[Tk.Lane]);
       Rep.Blocked += S.Blocked;
-    // A copy or collective can hold up a step as much as a kernel can. A
-    // GPU task's gap is the GPU's scheduling latency, not the kernel's.
-    Rep.Kernels = topGroups(G, Rep.Path, O.Top, false, [](const Task &Tk) {
-      return isGpuWork(Tk.Kind) ? Tk.Name : NoId;
-    });
-    // By name: importers make one layer per distinct chain of enclosing
-    // operators, so one operator's time is spread over many layers. A CPU
-    // task's gap is untraced work inside the operators that enclose it.
-    Rep.Layers = topGroups(G, Rep.Path, O.Top, true, [&](const Task &Tk) {
-      return Tk.Layer == NoId ? NoId : G.layer(Tk.Layer).Name;
-    });
-    for (TaskId T : Live)
-      ++Rep.SlackCounts[slackBucket(Rep.Path.SlackNs[T])];
+      // A copy or collective can hold up a step as much as a kernel can. A
+      // GPU task's gap is the GPU's scheduling latency, not the kernel's.
+      if (GpuKind[unsigned(Tk.Kind)] && Tk.Name != NoId)
+        Kernels.add(Tk.Name, S.WorkNs);
+      // By name: importers make one layer per distinct chain of enclosing
+      // operators, so one operator's time is spread over many layers. A CPU
+      // task's gap is untraced work inside the operators that enclose it.
+      if (Tk.Layer != NoId && G.layer(Tk.Layer).Name != NoId)
+        Layers.add(G.layer(Tk.Layer).Name, S.WorkNs + S.GapNs);
+    }
+    Rep.Kernels = Kernels.top(O.Top);
+    Rep.Layers = Layers.top(O.Top);
+    for (TaskId T = 0, N = G.numTaskSlots(); T != N; ++T)
+      if (G.isLive(T))
+        ++Rep.SlackCounts[slackBucket(Rep.Path.SlackNs[T])];
   }
 
   void printText(const Graph &G, const Report &Rep,

@@ -16,6 +16,7 @@
 
 #include "daydream/Analysis/TopologicalOrder.h"
 #include "daydream/Analysis/Utilization.h"
+#include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Passes/BuiltinPasses.h"
@@ -71,12 +72,18 @@ public:
   explicit PrintUtilization(PrintUtilizationOptions O) : O(O) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
-    auto &Topo = AM.getResult<TopologicalOrderAnalysis>(G);
-    if (!Topo.Error.empty())
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     Topo.Error);
+    // As print<critical-path>: an order only if cached or needed, since a
+    // graph in canonical order (as read) is simulated without one.
     SimOptions SO;
-    SO.Order = &Topo.Order.Order;
+    auto *Topo = AM.getCachedResult<TopologicalOrderAnalysis>();
+    if (!Topo && !isInCanonicalOrder(G))
+      Topo = &AM.getResult<TopologicalOrderAnalysis>(G);
+    if (Topo) {
+      if (!Topo->Error.empty())
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       Topo->Error);
+      SO.Order = &Topo->Order.Order;
+    }
     llvm::Expected<SimResult> R = simulate(G, SO);
     if (!R)
       return R.takeError();

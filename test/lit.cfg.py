@@ -67,7 +67,8 @@ except OSError:
 #   shellcheck     shellcheck is installed (lints utils/gpu/validate.sh)
 #   pyflakes       pyflakes3 or pyflakes is installed (lints the Python helpers)
 #   torch          this Python imports torch and torchvision (CPU runs of the
-#                  helpers against real PyTorch; most machines here have none)
+#                  helpers and of the training suite against real PyTorch;
+#                  utils/install-deps.sh installs Debian's)
 # and %dd_tools, the folder of the built dd-import, dd-opt and dd-sim.
 config.substitutions.append(("%dd_tools", config.daydream_tools_dir))
 # The helpers they import must not leave __pycache__ folders in the checkout.

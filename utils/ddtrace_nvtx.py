@@ -596,9 +596,37 @@ def annotate(model, optimizer=None, prefix="", backward="graph", backend=None):
             if entry is not None:
                 _STATE.guard("range pop", _STATE.pop_to, entry)
 
-        _register(handle, "optimizer step pre-hook", optimizer.register_step_pre_hook, step_pre)
-        _register(handle, "optimizer step post-hook", optimizer.register_step_post_hook, step_post)
+        if hasattr(optimizer, "register_step_pre_hook"):
+            _register(handle, "optimizer step pre-hook", optimizer.register_step_pre_hook,
+                      step_pre)
+            _register(handle, "optimizer step post-hook", optimizer.register_step_post_hook,
+                      step_post)
+        else:
+            _register(handle, "optimizer step wrapper", _StepWrapper, optimizer, step_pre,
+                      step_post)
     return handle
+
+
+class _StepWrapper:
+    """PyTorch before 2.0 has no optimizer step hooks: the instance's step
+    is wrapped instead (the hooks guard themselves), and remove() puts the
+    class's step back."""
+
+    def __init__(self, optimizer, pre, post):
+        self.optimizer = optimizer
+        original = optimizer.step
+
+        def step(*args, **kwargs):
+            pre(optimizer, args, kwargs)
+            try:
+                return original(*args, **kwargs)
+            finally:
+                post(optimizer, args, kwargs)
+
+        optimizer.step = step
+
+    def remove(self):
+        self.optimizer.__dict__.pop("step", None)
 
 
 def _annotate_module(handle, module, is_root, name, depth, backward, backend_now):

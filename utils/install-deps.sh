@@ -14,6 +14,8 @@ packages=(
   bsdutils                             # `script`, for the terminal tests
   time                                 # /usr/bin/time, for utils/bench-import.sh
   librsvg2-bin                         # rsvg-convert: the tests render dd-sim -plot's SVG
+  python3-torch python3-torchvision    # the training suite (utils/suite) runs on the CPU in the tests
+  pyflakes3                            # the tests lint the Python scripts
 )
 
 missing=()

@@ -1,13 +1,15 @@
 //===- IntervalUnion.cpp - Time covered by a set of intervals -------------===//
 //
-// Merging after one sort, and window queries by binary search over the
-// merged starts plus prefix sums of their lengths.
+// Merging after one sort (skipped for input already sorted), and window
+// queries by binary search over the merged starts plus prefix sums of their
+// lengths.
 //
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Analysis/IntervalUnion.h"
 
 #include <algorithm>
+#include <cassert>
 
 using namespace dd;
 
@@ -15,9 +17,12 @@ IntervalUnion::IntervalUnion(std::vector<Interval> Intervals) {
   Intervals.erase(std::remove_if(Intervals.begin(), Intervals.end(),
                                  [](Interval I) { return I.End <= I.Begin; }),
                   Intervals.end());
-  std::sort(Intervals.begin(), Intervals.end(), [](Interval A, Interval B) {
+  auto Less = [](Interval A, Interval B) {
     return A.Begin < B.Begin || (A.Begin == B.Begin && A.End < B.End);
-  });
+  };
+  // Utilization.cpp hands over runs it has merged already, sorted.
+  if (!std::is_sorted(Intervals.begin(), Intervals.end(), Less))
+    std::sort(Intervals.begin(), Intervals.end(), Less);
   for (Interval I : Intervals) {
     if (!Merged.empty() && I.Begin <= Merged.back().End) {
       Merged.back().End = std::max(Merged.back().End, I.End);
@@ -29,6 +34,22 @@ IntervalUnion::IntervalUnion(std::vector<Interval> Intervals) {
   int64_t Sum = 0;
   for (Interval I : Merged)
     Prefix.push_back(Sum += I.length());
+}
+
+IntervalUnion IntervalUnion::fromMerged(std::vector<Interval> Merged) {
+  IntervalUnion U;
+  U.Merged = std::move(Merged);
+  U.Prefix.reserve(U.Merged.size());
+  int64_t Sum = 0;
+  for (Interval I : U.Merged) {
+    assert(I.End > I.Begin && "empty interval");
+    U.Prefix.push_back(Sum += I.length());
+  }
+  assert(
+      std::is_sorted(U.Merged.begin(), U.Merged.end(),
+                     [](Interval A, Interval B) { return A.End < B.Begin; }) &&
+      "not sorted and apart");
+  return U;
 }
 
 int64_t IntervalUnion::lengthBefore(int64_t T) const {

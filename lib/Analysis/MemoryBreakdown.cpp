@@ -34,18 +34,31 @@ struct LaneSpan {
 
 class PhaseLookup {
 public:
-  explicit PhaseLookup(const Graph &G) : ByLane(G.numLanes()) {
-    for (TaskId T = 0; T != G.numTaskSlots(); ++T)
-      if (G.isLive(T)) {
-        const Task &Tk = G.task(T);
+  /// Only the lanes some event of \p Events names are looked up, so only
+  /// their tasks are collected: a graph without memory events (or whose
+  /// events name one CPU thread) costs nothing (or one thread's tasks).
+  PhaseLookup(const Graph &G, llvm::ArrayRef<MemoryEvent> Events)
+      : ByLane(G.numLanes()) {
+    std::vector<uint8_t> Wanted(G.numLanes(), 0);
+    bool Any = false;
+    for (const MemoryEvent &E : Events)
+      if (E.Lane != NoId && !Wanted[E.Lane])
+        Wanted[E.Lane] = Any = true;
+    if (!Any)
+      return;
+    for (TaskId T = 0; T != G.numTaskSlots(); ++T) {
+      const Task &Tk = G.task(T);
+      if (Wanted[Tk.Lane] && G.isLive(T))
         ByLane[Tk.Lane].push_back(
             {Tk.StartNs, Tk.StartNs + Tk.DurationNs, Tk.Phase});
-      }
+    }
+    auto Earlier = [](const LaneSpan &A, const LaneSpan &B) {
+      return A.Begin < B.Begin;
+    };
+    // A thread's tasks are mostly recorded in time order already.
     for (std::vector<LaneSpan> &Spans : ByLane)
-      std::stable_sort(Spans.begin(), Spans.end(),
-                       [](const LaneSpan &A, const LaneSpan &B) {
-                         return A.Begin < B.Begin;
-                       });
+      if (!std::is_sorted(Spans.begin(), Spans.end(), Earlier))
+        std::stable_sort(Spans.begin(), Spans.end(), Earlier);
   }
 
   /// The phase of the task containing \p TimeNs on \p L; between tasks, of
@@ -134,11 +147,13 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G) {
   // events out of order.
   std::vector<size_t> Order(Events.size());
   std::iota(Order.begin(), Order.end(), 0);
-  std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+  auto Earlier = [&](size_t A, size_t B) {
     return Events[A].TimeNs < Events[B].TimeNs;
-  });
+  };
+  if (!std::is_sorted(Order.begin(), Order.end(), Earlier))
+    std::stable_sort(Order.begin(), Order.end(), Earlier);
 
-  PhaseLookup Phases(G);
+  PhaseLookup Phases(G, Events);
   IterationLookup Iterations(G);
   std::vector<EventPlace> Place(Events.size());
   for (size_t I = 0; I != Events.size(); ++I)

@@ -1,7 +1,8 @@
 //===- BinaryReader.cpp - Read the binary .ddir form ----------------------===//
 //
 // The FlatBuffers Verifier bounds-checks every offset before anything is
-// read; after that the reader copies the flat arrays into the Graph. Strings
+// read; after that the reader copies the flat arrays into the Graph (the
+// task array in one block when its layout is dd::Task's). Strings
 // are not copied: the string table points into the buffer, which the caller
 // keeps alive (readGraph() hands it to the graph).
 //
@@ -11,6 +12,8 @@
 #include "daydream/IR/ddir_generated.h"
 
 #include "llvm/Support/FormatVariadic.h"
+
+#include <cstring>
 
 using namespace dd;
 using llvm::Expected;
@@ -74,9 +77,61 @@ template <typename T> bool isAligned(const flatbuffers::Vector<const T *> *V) {
          reinterpret_cast<uintptr_t>(V->Data()) % alignof(T) == 0;
 }
 
+/// Whether the file's task records are laid out as dd::Task, byte for byte
+/// (same field order, widths and padding, and a little-endian host, which
+/// FlatBuffers' storage order is): then the task array is taken as it is.
+/// Checked on a probe record rather than assumed, so that a schema or
+/// struct change falls back to the field-by-field copy instead of reading
+/// garbage.
+bool sameTaskLayout() {
+  static const bool Same = [] {
+    if (sizeof(fb::Task) != sizeof(Task))
+      return false;
+    fb::Task Probe(-1, 2, 3, 4, 5, 6, 7, 8, fb::TaskKind(2), fb::Phase(1),
+                   0xABCD);
+    Task T;
+    std::memcpy(&T, &Probe, sizeof(T));
+    return T.StartNs == -1 && T.DurationNs == 2 && T.GapNs == 3 &&
+           T.Name == 4 && T.Lane == 5 && T.Layer == 6 && T.Correlation == 7 &&
+           T.Attrs == 8 && T.Kind == TaskKind(2) && T.Phase == Phase(1) &&
+           T.Flags == 0xABCD;
+  }();
+  return Same;
+}
+
+/// The file's tasks as dd::Tasks: the array itself when the layouts agree
+/// (no copy here; Graph::appendTasks() makes the one copy), else a copy
+/// converted field by field.
+llvm::ArrayRef<Task>
+asGraphTasks(const flatbuffers::Vector<const fb::Task *> &In,
+             std::vector<Task> &Converted) {
+  if (sameTaskLayout())
+    return llvm::makeArrayRef(reinterpret_cast<const Task *>(In.Data()),
+                              In.size());
+  Converted.reserve(In.size());
+  for (const fb::Task *T : In) {
+    Task Tk;
+    Tk.StartNs = T->start_ns();
+    Tk.DurationNs = T->duration_ns();
+    Tk.GapNs = T->gap_ns();
+    Tk.Name = T->name();
+    Tk.Lane = T->lane();
+    Tk.Layer = T->layer();
+    Tk.Correlation = T->correlation();
+    Tk.Attrs = T->attrs();
+    Tk.Kind = static_cast<TaskKind>(T->kind());
+    Tk.Phase = static_cast<Phase>(T->phase());
+    Tk.Flags = T->flags();
+    Converted.push_back(Tk);
+  }
+  return Converted;
+}
+
 } // namespace
 
-Expected<Graph> dd::parseBinaryGraph(StringRef Bytes) {
+/// parseBinaryGraph(), adopting the task records in place when \p Writable
+/// (the same bytes as \p Bytes, writable) is given.
+static Expected<Graph> parse(StringRef Bytes, char *Writable) {
   const auto *Data = reinterpret_cast<const uint8_t *>(Bytes.data());
   if (Bytes.size() < 8 || !fb::GraphBufferHasIdentifier(Data))
     return fail("not a binary .ddir file (no 'DDIR' identifier)");
@@ -134,29 +189,20 @@ Expected<Graph> dd::parseBinaryGraph(StringRef Bytes) {
   // adds the edges that bypass it. Room never used is never touched, so it
   // costs address space, not memory.
   G.reserve(sizeOf(Tasks) + sizeOf(Tasks) / 8, NumEdges + NumEdges / 2);
-  if (Tasks) {
-    TaskId Id = 0;
-    for (const fb::Task *T : *Tasks) {
-      // Linking a task into its lane needs the lane to exist; everything
-      // else is left to the semantic verifier.
-      if (T->lane() >= G.numLanes())
-        return fail("task %{0}: lane {1} out of range ({2} lanes)", Id,
-                    T->lane(), G.numLanes());
-      Task Tk;
-      Tk.StartNs = T->start_ns();
-      Tk.DurationNs = T->duration_ns();
-      Tk.GapNs = T->gap_ns();
-      Tk.Name = T->name();
-      Tk.Lane = T->lane();
-      Tk.Layer = T->layer();
-      Tk.Correlation = T->correlation();
-      Tk.Attrs = T->attrs();
-      Tk.Kind = static_cast<TaskKind>(T->kind());
-      Tk.Phase = static_cast<Phase>(T->phase());
-      Tk.Flags = T->flags();
-      G.addTask(Tk);
-      ++Id;
+  if (Tasks && Tasks->size()) {
+    std::vector<Task> Converted;
+    uint32_t Bad;
+    if (Writable && sameTaskLayout()) {
+      auto *First = reinterpret_cast<Task *>(
+          Writable +
+          (reinterpret_cast<const char *>(Tasks->Data()) - Bytes.data()));
+      Bad = G.adoptTasks({First, Tasks->size()});
+    } else {
+      Bad = G.appendTasks(asGraphTasks(*Tasks, Converted));
     }
+    if (Bad != NoId)
+      return fail("task %{0}: lane {1} out of range ({2} lanes)", Bad,
+                  Tasks->Get(Bad)->lane(), G.numLanes());
   }
   if (auto *Attrs = In->task_attrs())
     for (const fb::TaskAttrs *A : *Attrs) {
@@ -189,4 +235,12 @@ Expected<Graph> dd::parseBinaryGraph(StringRef Bytes) {
                                    E->address(), E->lane(), E->device()});
   }
   return std::move(G);
+}
+
+Expected<Graph> dd::parseBinaryGraph(StringRef Bytes) {
+  return parse(Bytes, nullptr);
+}
+
+Expected<Graph> dd::parseBinaryGraphInPlace(llvm::MutableArrayRef<char> Bytes) {
+  return parse(StringRef(Bytes.data(), Bytes.size()), Bytes.data());
 }

@@ -217,6 +217,8 @@ Expected<CanonicalOrder> dd::computeCanonicalOrder(const Graph &G) {
   return C;
 }
 
+bool dd::isInCanonicalOrder(const Graph &G) { return isAlreadyCanonical(G); }
+
 std::vector<TaskId> dd::findCycle(const Graph &G) {
   if (isAlreadyCanonical(G))
     return {};

@@ -47,6 +47,42 @@ TaskId Graph::addTask(const Task &T) {
   return Id;
 }
 
+uint32_t Graph::appendTasks(llvm::ArrayRef<Task> Ts) {
+  for (size_t I = 0; I != Ts.size(); ++I)
+    if (Ts[I].Lane >= Lanes.size())
+      return uint32_t(I);
+  const TaskId First = Tasks.size();
+  Tasks.append(Ts);
+  linkNewTasks(First);
+  return NoId;
+}
+
+uint32_t Graph::adoptTasks(llvm::MutableArrayRef<Task> Ts) {
+  assert(Tasks.empty() && "adopting tasks into a graph that has some");
+  for (size_t I = 0; I != Ts.size(); ++I)
+    if (Ts[I].Lane >= Lanes.size())
+      return uint32_t(I);
+  Tasks.borrow(Ts);
+  linkNewTasks(0);
+  return NoId;
+}
+
+void Graph::linkNewTasks(TaskId First) {
+  Prev.resize(Tasks.size());
+  Next.resize(Tasks.size(), NoId);
+  Dead.resize(Tasks.size(), false);
+  for (TaskId T = First, E = Tasks.size(); T != E; ++T) {
+    const LaneId L = Tasks[T].Lane;
+    TaskId &Tail = LaneTail[L];
+    Prev[T] = Tail;
+    if (Tail != NoId)
+      Next[Tail] = T;
+    else
+      LaneHead[L] = T;
+    Tail = T;
+  }
+}
+
 TaskId Graph::insertTaskAfter(TaskId Pos, const Task &T) {
   assert(isLive(Pos));
   Task Copy = T;

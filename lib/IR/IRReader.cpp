@@ -10,6 +10,8 @@
 #include "daydream/IR/TextFormat.h"
 #include "daydream/IR/Verifier.h"
 
+#include "llvm/Support/FileSystem.h"
+
 using namespace dd;
 using llvm::Expected;
 
@@ -22,23 +24,93 @@ static llvm::Error withName(llvm::StringRef Name, llvm::Error E) {
                                  Name + ": " + llvm::toString(std::move(E)));
 }
 
-Expected<Graph> dd::readGraph(std::unique_ptr<llvm::MemoryBuffer> Buf) {
-  llvm::StringRef Name = Buf->getBufferIdentifier();
-  llvm::StringRef Bytes = Buf->getBuffer();
+namespace {
+
+/// A file mapped privately and writable (copy-on-write): what
+/// parseBinaryGraphInPlace() needs to leave the task records where they are.
+class PrivateFileBuffer : public llvm::MemoryBuffer {
+public:
+  PrivateFileBuffer(llvm::sys::fs::mapped_file_region Region,
+                    llvm::StringRef Name)
+      : Region(std::move(Region)), Name(Name.str()) {
+    init(this->Region.data(), this->Region.data() + this->Region.size(),
+         /*RequiresNullTerminator=*/false);
+  }
+  llvm::StringRef getBufferIdentifier() const override { return Name; }
+  BufferKind getBufferKind() const override { return MemoryBuffer_MMap; }
+  llvm::MutableArrayRef<char> writable() {
+    return {Region.data(), Region.size()};
+  }
+
+private:
+  llvm::sys::fs::mapped_file_region Region;
+  std::string Name;
+};
+
+/// Maps \p Path privately, or returns null (stdin, an empty file, anything
+/// mmap refuses) for the caller to read it the ordinary way.
+std::unique_ptr<PrivateFileBuffer> mapPrivately(llvm::StringRef Path) {
+  if (Path == "-")
+    return nullptr;
+  Expected<llvm::sys::fs::file_t> FD =
+      llvm::sys::fs::openNativeFileForRead(Path);
+  if (!FD) {
+    llvm::consumeError(FD.takeError());
+    return nullptr;
+  }
+  std::unique_ptr<PrivateFileBuffer> Buf;
+  llvm::sys::fs::file_status Status;
+  if (!llvm::sys::fs::status(*FD, Status) &&
+      Status.type() == llvm::sys::fs::file_type::regular_file &&
+      Status.getSize() > 0) {
+    std::error_code EC;
+    llvm::sys::fs::mapped_file_region Region(
+        *FD, llvm::sys::fs::mapped_file_region::priv, Status.getSize(), 0, EC);
+    if (!EC)
+      Buf = std::make_unique<PrivateFileBuffer>(std::move(Region), Path);
+  }
+  llvm::sys::fs::closeFile(*FD);
+  return Buf;
+}
+
+} // namespace
+
+/// Parses and verifies \p Bytes, the contents of \p Buf; \p Writable, when
+/// given, is the same bytes writable and private (see mapPrivately()).
+static Expected<Graph> readBytes(llvm::MemoryBuffer &Buf,
+                                 llvm::MutableArrayRef<char> Writable) {
+  llvm::StringRef Name = Buf.getBufferIdentifier();
+  llvm::StringRef Bytes = Buf.getBuffer();
   if (Bytes.empty())
     return withName(Name, llvm::createStringError(
                               llvm::inconvertibleErrorCode(), "file is empty"));
-  Expected<Graph> G = looksLikeBinaryIR(Bytes) ? parseBinaryGraph(Bytes)
-                                               : parseTextGraph(Bytes);
+  Expected<Graph> G = !looksLikeBinaryIR(Bytes) ? parseTextGraph(Bytes)
+                      : Writable.empty()        ? parseBinaryGraph(Bytes)
+                                         : parseBinaryGraphInPlace(Writable);
   if (!G)
     return withName(Name, G.takeError());
   if (llvm::Error E = verifyGraph(*G))
     return withName(Name, std::move(E));
-  G->holdBuffer(std::move(Buf));
   return G;
 }
 
-Expected<Graph> dd::readGraphFile(llvm::StringRef Path) {
+Expected<Graph> dd::readGraph(std::unique_ptr<llvm::MemoryBuffer> Buf) {
+  Expected<Graph> G = readBytes(*Buf, {});
+  if (G)
+    G->holdBuffer(std::move(Buf));
+  return G;
+}
+
+Expected<Graph> dd::readGraphFile(llvm::StringRef Path, bool InPlace) {
+  // A regular file is mapped privately so that its task records need not
+  // be copied (TaskStore.h).
+  if (std::unique_ptr<PrivateFileBuffer> Mapped =
+          InPlace ? mapPrivately(Path) : nullptr) {
+    Expected<Graph> G = readBytes(*Mapped, Mapped->writable());
+    if (G)
+      G->holdBuffer(std::move(Mapped));
+    return G;
+  }
   // Large files are memory-mapped; the buffer need not be NUL-terminated.
   auto BufOr =
       llvm::MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false,

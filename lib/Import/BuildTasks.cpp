@@ -363,6 +363,14 @@ void lowering::buildTasks(Context &C) {
         else
           G.shareAttrs(Id, Entry->second);
       }
+      // The process group, for the job's importer (MatchCollectives.h).
+      // The graph takes the model's strings at the end of the lowering.
+      const GpuActivity &Act = M.Activities[It.Index];
+      if (Act.Group != NoId)
+        G.addNoteRaw(TaskNote{Id, M.Strings.intern("group"), Act.Group});
+      if (Act.GroupRanks != NoId)
+        G.addNoteRaw(
+            TaskNote{Id, M.Strings.intern("group-ranks"), Act.GroupRanks});
     }
   }
   // Nested calls share the tasks of the call they are in.

@@ -38,9 +38,12 @@ enum class Category : uint8_t {
 Category classifyCategory(llvm::StringRef Cat);
 
 /// A pid or tid. Kineto writes integers; 2021 files write numeric strings
-/// ("25738") and "stream 7"; pseudo-events write names ("Spans").
+/// ("25738") and "stream 7"; pseudo-events write names ("Spans"). The
+/// legacy autograd profiler (PyTorch built without Kineto, such as
+/// Debian's) writes every operator as an X event with no "cat" and the pid
+/// "CPU functions": LegacyCpu, process 0.
 struct IdField {
-  enum StateKind : uint8_t { Missing, Number, Label };
+  enum StateKind : uint8_t { Missing, Number, Label, LegacyCpu };
   StateKind State = Missing;
   int64_t Value = 0;
 };
@@ -70,6 +73,9 @@ struct EventArgs {
     InMsgNelems = 1u << 19,
     OutMsgNelems = 1u << 20,
     Dtype = 1u << 21,
+    GroupName = 1u << 22,  ///< "Process Group Name" (a string)
+    GroupId = 1u << 23,    ///< "Process Group ID" (an integer, older)
+    GroupRanks = 1u << 24, ///< "Process Group Ranks", e.g. "[0, 1]"
   };
   uint32_t Present = 0;
   int64_t CorrelationV = 0, DeviceV = 0, StreamV = 0, BytesV = 0;
@@ -78,8 +84,8 @@ struct EventArgs {
   int64_t WaitOnStreamV = -1, WaitOnEventCorrV = -1;
   int64_t MemBytesV = 0, TotalAllocatedV = -1, TotalReservedV = -1;
   int64_t AddrV = 0, DeviceTypeV = 0, DeviceIdV = -1;
-  int64_t InMsgNelemsV = 0, OutMsgNelemsV = 0;
-  llvm::StringRef SyncKindV, NameV, DtypeV;
+  int64_t InMsgNelemsV = 0, OutMsgNelemsV = 0, GroupIdV = 0;
+  llvm::StringRef SyncKindV, NameV, DtypeV, GroupNameV, GroupRanksV;
 
   bool has(Field F) const { return Present & F; }
 };
@@ -205,6 +211,9 @@ private:
   void addSync(const KinetoEvent &E);
   void addMemory(const KinetoEvent &E);
   void addMetadata(const KinetoEvent &E);
+  /// Gives collective kernels without group or size args those of the
+  /// record_param_comms op around their launch.
+  void applyCommOps();
   bool cpuThread(const KinetoEvent &E, uint32_t &Thread);
   bool interval(const KinetoEvent &E, int64_t &Start, int64_t &End);
 
@@ -218,6 +227,14 @@ private:
   uint32_t LastThread = NoId;
   /// thread_name metadata by (pid, tid), which is (device, stream) on GPUs.
   llvm::DenseMap<std::pair<int64_t, int64_t>, StrId> ThreadNames;
+  /// record_param_comms ops that recorded a group or a size.
+  struct CommOp {
+    uint32_t Thread = 0;
+    int64_t StartNs = 0, EndNs = 0;
+    StrId Group = NoId, GroupRanks = NoId;
+    uint64_t Bytes = 0;
+  };
+  std::vector<CommOp> CommOps;
 };
 
 } // namespace dd::import::kineto

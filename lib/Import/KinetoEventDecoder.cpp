@@ -201,6 +201,8 @@ error_code kineto::readId(od::value &V, IdField &Out) {
   S.consume_front("stream ");
   if (llvm::Optional<int64_t> N = parseIntegerToken(S))
     Out = {IdField::Number, *N};
+  else if (S == "CPU functions")
+    Out = {IdField::LegacyCpu, 0};
   else
     Out = {IdField::Label, 0};
   return SUCCESS;
@@ -307,6 +309,7 @@ static const IntArg IntArgs[] = {
     {"Device Id", &EventArgs::DeviceIdV, EventArgs::DeviceId},
     {"In msg nelems", &EventArgs::InMsgNelemsV, EventArgs::InMsgNelems},
     {"Out msg nelems", &EventArgs::OutMsgNelemsV, EventArgs::OutMsgNelems},
+    {"Process Group ID", &EventArgs::GroupIdV, EventArgs::GroupId},
 };
 
 static const IntArg *findIntArg(StringRef Key) {
@@ -339,6 +342,13 @@ static error_code decodeArgs(od::value &V, EventArgs &A) {
         A.Present |= IsGrid ? EventArgs::Grid : EventArgs::Block;
     } else if (Key == "Collective name") {
       A.Present |= EventArgs::Collective;
+    } else if (Key == "Process Group Name" || Key == "Process Group Ranks") {
+      bool IsName = Key == "Process Group Name";
+      if (error_code Err =
+              readString(FV, IsName ? A.GroupNameV : A.GroupRanksV, Found))
+        return Err;
+      if (Found)
+        A.Present |= IsName ? EventArgs::GroupName : EventArgs::GroupRanks;
     } else if (Key == "cuda_sync_kind" || Key == "name" || Key == "dtype") {
       StringRef &Out = Key == "cuda_sync_kind" ? A.SyncKindV
                        : Key == "name"         ? A.NameV
@@ -399,7 +409,12 @@ error_code kineto::decodeEvent(od::value &V, KinetoEvent &E, bool KeepPython) {
       return readId(FV, E.Tid);
     case EventKey::Args:
       // Args before "cat" are decoded in full: the category is unknown yet.
-      if (!(HasCat && ignoresArgs(E.Cat)))
+      // Of CPU ops, only record_param_comms has args the mapper reads (a
+      // collective's group and sizes), when its name came first, as
+      // Kineto writes it.
+      if (!(HasCat && ignoresArgs(E.Cat)) ||
+          (E.Cat == Category::CpuOp && E.HasName &&
+           E.Name == "record_param_comms"))
         return decodeArgs(FV, E.Args);
       return SUCCESS;
     case EventKey::Other:

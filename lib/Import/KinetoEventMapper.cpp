@@ -14,7 +14,9 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Endian.h"
 
+#include <algorithm>
 #include <limits>
+#include <tuple>
 
 using namespace dd;
 using namespace dd::import;
@@ -119,6 +121,11 @@ void EventMapper::add(const KinetoEvent &E) {
   case Category::CudaSync:
     return addSync(E);
   case Category::None:
+    // The legacy autograd profiler's operators (see IdField).
+    if (E.Pid.State == IdField::LegacyCpu)
+      return addCpuRange(E);
+    ++Model.Stats.SkippedOther;
+    return;
   case Category::CpuInstant:
   case Category::Other:
     ++Model.Stats.SkippedOther;
@@ -134,7 +141,8 @@ bool EventMapper::cpuThread(const KinetoEvent &E, uint32_t &Thread) {
     ++Model.Stats.SkippedOther;
     return false;
   }
-  if (E.Pid.State != IdField::Number || E.Tid.State != IdField::Number) {
+  if ((E.Pid.State != IdField::Number && E.Pid.State != IdField::LegacyCpu) ||
+      E.Tid.State != IdField::Number) {
     ++Model.Stats.MissingFields;
     return false;
   }
@@ -160,6 +168,8 @@ bool EventMapper::interval(const KinetoEvent &E, int64_t &Start, int64_t &End) {
   return true;
 }
 
+static uint64_t collectiveBytes(const EventArgs &Args);
+
 void EventMapper::addCpuRange(const KinetoEvent &E) {
   CpuRange R;
   if (!E.HasName || !interval(E, R.StartNs, R.EndNs)) {
@@ -180,6 +190,64 @@ void EventMapper::addCpuRange(const KinetoEvent &E) {
   else
     R.Kind = RangeKind::Op;
   Model.Ranges.push_back(R);
+  // ProcessGroupNCCL's record of a collective: its group and sizes, for
+  // kernels that do not carry them (applyCommOps()).
+  if (E.Cat == Category::CpuOp && E.Args.Present &&
+      E.Name == "record_param_comms") {
+    CommOp Op{R.Thread, R.StartNs, R.EndNs, NoId, NoId,
+              collectiveBytes(E.Args)};
+    if (E.Args.has(EventArgs::GroupName))
+      Op.Group = Names.intern(E.Args.GroupNameV);
+    else if (E.Args.has(EventArgs::GroupId))
+      Op.Group = Names.intern(std::to_string(E.Args.GroupIdV));
+    if (E.Args.has(EventArgs::GroupRanks))
+      Op.GroupRanks = Names.intern(E.Args.GroupRanksV);
+    if (Op.Group != NoId || Op.GroupRanks != NoId || Op.Bytes)
+      CommOps.push_back(Op);
+  }
+}
+
+void EventMapper::applyCommOps() {
+  if (CommOps.empty())
+    return;
+  std::sort(CommOps.begin(), CommOps.end(),
+            [](const CommOp &A, const CommOp &B) {
+              return std::tie(A.Thread, A.StartNs) <
+                     std::tie(B.Thread, B.StartNs);
+            });
+  llvm::DenseMap<uint32_t, uint32_t> CallOf;
+  for (uint32_t I = 0; I != Model.Calls.size(); ++I)
+    if (Model.Calls[I].Correlation)
+      CallOf.try_emplace(Model.Calls[I].Correlation, I);
+  for (GpuActivity &A : Model.Activities) {
+    if (A.Kind != TaskKind::Collective ||
+        (A.Group != NoId && A.GroupRanks != NoId && A.Attrs.Bytes))
+      continue;
+    auto It = CallOf.find(A.Correlation);
+    if (!A.Correlation || It == CallOf.end())
+      continue;
+    const ApiCall &C = Model.Calls[It->second];
+    // The op that starts last at or before the launch on its thread; these
+    // ops do not nest, so it is the only one that may hold the launch.
+    auto Op = std::upper_bound(
+        CommOps.begin(), CommOps.end(), std::make_pair(C.Thread, C.StartNs),
+        [](const std::pair<uint32_t, int64_t> &Key, const CommOp &O) {
+          return Key < std::make_pair(O.Thread, O.StartNs);
+        });
+    if (Op == CommOps.begin())
+      continue;
+    --Op;
+    if (Op->Thread != C.Thread || Op->EndNs < C.EndNs)
+      continue;
+    if (A.Group == NoId && A.GroupRanks == NoId) {
+      A.Group = Op->Group;
+      A.GroupRanks = Op->GroupRanks;
+    }
+    if (!A.Attrs.Bytes && Op->Bytes) {
+      A.Attrs.Bytes = Op->Bytes;
+      A.HasAttrs = true;
+    }
+  }
 }
 
 void EventMapper::addApiCall(const KinetoEvent &E) {
@@ -269,6 +337,12 @@ void EventMapper::addGpuActivity(const KinetoEvent &E) {
     T.RegistersPerThread = clampTo<uint16_t>(Args.RegistersV);
     T.SharedMemBytes = clampTo<uint32_t>(Args.SharedMemV);
     T.Bytes = collectiveBytes(Args);
+    if (IsCollective && Args.has(EventArgs::GroupName))
+      A.Group = Names.intern(Args.GroupNameV);
+    else if (IsCollective && Args.has(EventArgs::GroupId))
+      A.Group = Names.intern(std::to_string(Args.GroupIdV));
+    if (IsCollective && Args.has(EventArgs::GroupRanks))
+      A.GroupRanks = Names.intern(Args.GroupRanksV);
     A.HasAttrs = T.Bytes != 0 ||
                  (Args.Present & (EventArgs::Grid | EventArgs::Block |
                                   EventArgs::Registers | EventArgs::SharedMem));
@@ -355,6 +429,7 @@ void EventMapper::addMetadata(const KinetoEvent &E) {
 }
 
 void EventMapper::finish(llvm::Optional<int64_t> BaseTimeNs) {
+  applyCommOps();
   // GPU metadata uses (pid, tid) = (device, stream), so one map names both;
   // a name for a thread or stream no event used is dropped.
   for (ThreadInfo &T : Model.Threads) {

@@ -134,9 +134,13 @@ static void dropReservedCorrelations(TraceModel &M) {
 llvm::Expected<Graph> dd::import::lowerTrace(TraceModel &&M,
                                              const LoweringOptions &Opts,
                                              LoweringStats &Stats) {
+  bool CpuOnly = M.Calls.empty() && M.Activities.empty();
+  if (CpuOnly)
+    Stats.CpuOperatorTasks = promoteCpuOperators(M);
   if (M.Calls.empty() && M.Activities.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "no API calls or GPU activity to import");
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "no API calls, GPU activity or CPU operators to import");
   if (llvm::Error E = checkTimes(M))
     return std::move(E);
   dropReservedCorrelations(M);
@@ -156,6 +160,8 @@ llvm::Expected<Graph> dd::import::lowerTrace(TraceModel &&M,
   G.strings() = std::move(M.Strings);
   if (llvm::Error E = commitEdges(C))
     return std::move(E);
+  if (CpuOnly)
+    markCpuOperatorTasks(G);
 
   Stats.Tasks = G.numTasks();
   Stats.Edges = G.countLiveEdges();

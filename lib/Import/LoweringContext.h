@@ -93,6 +93,13 @@ void computeGaps(Context &C);
 /// any cycle until none is left.
 llvm::Error commitEdges(Context &C);
 
+/// A trace with no API calls and no GPU work (a CPU training run): turns
+/// the outermost CPU operators of each thread into calls, so that they
+/// become the tasks (CpuOnlyTrace.cpp). Returns how many.
+size_t promoteCpuOperators(TraceModel &M);
+/// After such a lowering: the tasks made from those calls are operators.
+void markCpuOperatorTasks(Graph &G);
+
 } // namespace dd::import::lowering
 
 #endif // DAYDREAM_LIB_IMPORT_LOWERINGCONTEXT_H

@@ -46,14 +46,65 @@ CollectiveName dd::import::classifyCollective(const Graph &G, TaskId T) {
   return N;
 }
 
+llvm::Expected<std::vector<int32_t>>
+dd::import::parseGroupRanks(StringRef Text) {
+  auto Fail = [&](const llvm::Twine &Why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "malformed process group ranks '" + Text +
+                                       "': " + Why);
+  };
+  StringRef S = Text.trim();
+  if (!S.consume_front("[") || !S.consume_back("]"))
+    return Fail("expected a list such as [0, 1, 2]");
+  std::vector<int32_t> Ranks;
+  if (S.trim().empty())
+    return Fail("no ranks");
+  while (!S.empty()) {
+    auto [Item, Rest] = S.split(',');
+    int32_t R = 0;
+    if (Item.trim().getAsInteger(10, R) || R < 0)
+      return Fail("'" + Item.trim() + "' is not a rank");
+    Ranks.push_back(R);
+    if (Rest.empty() && S.size() != Item.size())
+      return Fail("a rank is missing after the last ','");
+    S = Rest;
+  }
+  std::sort(Ranks.begin(), Ranks.end());
+  auto Dup = std::adjacent_find(Ranks.begin(), Ranks.end());
+  if (Dup != Ranks.end())
+    return Fail("rank " + llvm::Twine(*Dup) + " is listed twice");
+  return std::move(Ranks);
+}
+
 namespace {
 
 /// One rank's collective kernels, in order of issue.
 struct RankCollectives {
   int32_t Rank = 0;
   std::vector<TaskId> Kernels;
-  /// Each kernel's kind and algorithm, read once.
-  std::vector<CollectiveName> Names;
+};
+
+/// A process group and, per member, its collective kernels in order of
+/// issue.
+struct Group {
+  std::string Name;             ///< empty for the world (no group recorded)
+  std::vector<int32_t> Members; ///< sorted
+  int32_t NamedBy = 0;          ///< the first rank whose trace listed them
+  std::vector<std::vector<TaskId>> Kernels;       ///< per member
+  std::vector<std::vector<CollectiveName>> Names; ///< per member
+  LaneId Lane = NoId;
+
+  bool isWorld() const { return Name.empty(); }
+  std::string membersText(llvm::StringRef Sep) const {
+    std::vector<std::string> S;
+    for (int32_t R : Members)
+      S.push_back(std::to_string(R));
+    return llvm::join(S, Sep);
+  }
+  /// "process group 3 [0,2]", for messages.
+  std::string label() const {
+    return "process group " + Name + " [" + membersText(",") + "]";
+  }
 };
 
 class Matcher {
@@ -72,22 +123,23 @@ private:
       S += " (" + It->second + ")";
     return S;
   }
-  static StringRef kindOf(const RankCollectives &R, size_t Pos) {
-    return R.Names[Pos].Kind;
+  static StringRef kindOf(const Group &Gr, size_t Member, size_t Pos) {
+    return Gr.Names[Member][Pos].Kind;
   }
   void collect();
-  llvm::Error checkCounts() const;
-  llvm::Error checkKinds(size_t Pos) const;
-  void join(size_t Pos);
+  llvm::Error assignGroups();
+  llvm::Error checkCounts(const Group &Gr) const;
+  llvm::Error checkKinds(const Group &Gr, size_t Pos) const;
+  void join(const Group &Gr, size_t Pos);
 
   Graph &G;
   const std::map<int32_t, std::string> &Names;
   CollectiveStats &Stats;
   std::vector<std::string> &Warnings;
   std::vector<RankCollectives> Ranks;
+  std::vector<Group> Groups;
   /// Each collective kernel's incoming start edges, copied to its marker.
   llvm::DenseMap<TaskId, std::vector<Edge>> StartEdges;
-  LaneId Barriers = NoId;
 };
 
 void Matcher::collect() {
@@ -125,85 +177,206 @@ void Matcher::collect() {
     };
     std::sort(R.Kernels.begin(), R.Kernels.end(),
               [&](TaskId A, TaskId B) { return Key(A) < Key(B); });
-    for (TaskId T : R.Kernels)
-      R.Names.push_back(classifyCollective(G, T));
   }
 }
 
-llvm::Error Matcher::checkCounts() const {
-  const RankCollectives *Most = &Ranks.front(), *Fewest = &Ranks.front();
-  for (const RankCollectives &R : Ranks) {
-    if (R.Kernels.size() > Most->Kernels.size())
-      Most = &R;
-    if (R.Kernels.size() < Fewest->Kernels.size())
-      Fewest = &R;
+/// Puts every rank's kernels into their groups, checking what the traces
+/// say of each group against the job and each other.
+llvm::Error Matcher::assignGroups() {
+  // The group notes the lowering left on the kernels.
+  llvm::DenseMap<TaskId, std::pair<StrId, StrId>> NoteOf;
+  for (const TaskNote &N : G.notes()) {
+    if (N.Task >= G.numTaskSlots() ||
+        G.task(N.Task).Kind != TaskKind::Collective)
+      continue;
+    StringRef Key = G.str(N.Key);
+    if (Key == "group")
+      NoteOf.try_emplace(N.Task, NoId, NoId).first->second.first = N.Value;
+    else if (Key == "group-ranks")
+      NoteOf.try_emplace(N.Task, NoId, NoId).first->second.second = N.Value;
   }
-  if (Most->Kernels.size() == Fewest->Kernels.size())
+  std::vector<int32_t> Job;
+  for (const RankCollectives &R : Ranks)
+    Job.push_back(R.Rank);
+  std::sort(Job.begin(), Job.end());
+  std::map<std::string, size_t> ByKey;
+  auto Fail = [](const llvm::Twine &Msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+  };
+  for (const RankCollectives &R : Ranks) {
+    for (size_t Pos = 0; Pos != R.Kernels.size(); ++Pos) {
+      TaskId K = R.Kernels[Pos];
+      std::string Name, RanksText;
+      auto NIt = NoteOf.find(K);
+      if (NIt != NoteOf.end()) {
+        if (NIt->second.first != NoId)
+          Name = G.str(NIt->second.first).str();
+        if (NIt->second.second != NoId)
+          RanksText = G.str(NIt->second.second).str();
+      }
+      // A group without a name is known by its members.
+      std::string Key = !Name.empty()        ? "n:" + Name
+                        : !RanksText.empty() ? "r:" + RanksText
+                                             : std::string();
+      std::vector<int32_t> Members = Job;
+      if (!RanksText.empty()) {
+        auto Parsed = parseGroupRanks(RanksText);
+        if (!Parsed)
+          return Fail(llvm::formatv(
+              "{0}: collective kernel '{1}' of process group {2}: {3}",
+              rankName(R.Rank), G.str(G.task(K).Name), Name,
+              llvm::toString(Parsed.takeError())));
+        Members = std::move(*Parsed);
+      } else if (!Name.empty()) {
+        // A name without members: those another kernel listed for it, or
+        // else the world's.
+        auto Known = ByKey.find(Key);
+        if (Known != ByKey.end())
+          Members = Groups[Known->second].Members;
+      }
+      auto [It, New] = ByKey.try_emplace(Key, Groups.size());
+      if (New) {
+        Group Gr;
+        Gr.Name = Name.empty() && !RanksText.empty() ? std::string("?") : Name;
+        Gr.Members = std::move(Members);
+        Gr.NamedBy = R.Rank;
+        Gr.Kernels.resize(Gr.Members.size());
+        Gr.Names.resize(Gr.Members.size());
+        std::vector<std::string> Outside;
+        for (int32_t M : Gr.Members)
+          if (!std::binary_search(Job.begin(), Job.end(), M))
+            Outside.push_back(std::to_string(M));
+        if (!Outside.empty())
+          return Fail(llvm::formatv(
+              "{0} (named by {1}): rank(s) {2} of the group are not in the "
+              "job; give every member's trace (the others wait for them at "
+              "each of its collectives)",
+              Gr.label(), rankName(R.Rank), llvm::join(Outside, ", ")));
+        Groups.push_back(std::move(Gr));
+      } else if (!RanksText.empty() && Groups[It->second].Members != Members) {
+        Group Other;
+        Other.Name = Groups[It->second].Name;
+        Other.Members = Members;
+        return Fail(llvm::formatv(
+            "process group {0} is not the same on every rank: {1} lists "
+            "ranks [{2}], {3} lists [{4}]",
+            Other.Name, rankName(Groups[It->second].NamedBy),
+            Groups[It->second].membersText(", "), rankName(R.Rank),
+            Other.membersText(", ")));
+      }
+      Group &Gr = Groups[It->second];
+      auto M = std::lower_bound(Gr.Members.begin(), Gr.Members.end(), R.Rank);
+      if (M == Gr.Members.end() || *M != R.Rank)
+        return Fail(llvm::formatv(
+            "{0} is not a member of {1} but issued a collective on it: its "
+            "collective kernel #{2}, {3} '{4}'",
+            rankName(R.Rank), Gr.label(), Pos, classifyCollective(G, K).Kind,
+            G.str(G.task(K).Name)));
+      size_t Member = M - Gr.Members.begin();
+      Gr.Kernels[Member].push_back(K);
+      Gr.Names[Member].push_back(classifyCollective(G, K));
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Matcher::checkCounts(const Group &Gr) const {
+  size_t Most = 0, Fewest = 0;
+  for (size_t I = 0; I != Gr.Members.size(); ++I) {
+    if (Gr.Kernels[I].size() > Gr.Kernels[Most].size())
+      Most = I;
+    if (Gr.Kernels[I].size() < Gr.Kernels[Fewest].size())
+      Fewest = I;
+  }
+  size_t Pos = Gr.Kernels[Fewest].size();
+  if (Gr.Kernels[Most].size() == Pos)
     return llvm::Error::success();
-  size_t Pos = Fewest->Kernels.size();
+  std::string Where =
+      Gr.isWorld() ? "across ranks" : "across the ranks of " + Gr.label();
+  std::string On = Gr.isWorld() ? "" : " on it";
   return llvm::createStringError(
       llvm::inconvertibleErrorCode(),
-      llvm::formatv("collectives do not match across ranks: {0} issued {1} "
-                    "collective kernels, {2} issued {3}; the first without a "
-                    "match is #{4}, {5} '{6}' on {2}",
-                    rankName(Fewest->Rank), Fewest->Kernels.size(),
-                    rankName(Most->Rank), Most->Kernels.size(), Pos,
-                    kindOf(*Most, Pos), G.str(G.task(Most->Kernels[Pos]).Name))
+      llvm::formatv("collectives do not match {7}: {0} issued {1} "
+                    "collective kernels{8}, {2} issued {3}; the first without "
+                    "a match is #{4}, {5} '{6}' on {2}",
+                    rankName(Gr.Members[Fewest]), Pos,
+                    rankName(Gr.Members[Most]), Gr.Kernels[Most].size(), Pos,
+                    kindOf(Gr, Most, Pos),
+                    G.str(G.task(Gr.Kernels[Most][Pos]).Name), Where, On)
           .str());
 }
 
-llvm::Error Matcher::checkKinds(size_t Pos) const {
-  StringRef First = kindOf(Ranks.front(), Pos);
-  for (const RankCollectives &R : Ranks) {
-    StringRef Kind = kindOf(R, Pos);
+llvm::Error Matcher::checkKinds(const Group &Gr, size_t Pos) const {
+  StringRef First = kindOf(Gr, 0, Pos);
+  for (size_t I = 0; I != Gr.Members.size(); ++I) {
+    StringRef Kind = kindOf(Gr, I, Pos);
     if (Kind == First)
       continue;
     std::vector<std::string> Same;
-    for (const RankCollectives &S : Ranks)
-      if (kindOf(S, Pos) == First)
-        Same.push_back(std::to_string(S.Rank));
+    for (size_t S = 0; S != Gr.Members.size(); ++S)
+      if (kindOf(Gr, S, Pos) == First)
+        Same.push_back(std::to_string(Gr.Members[S]));
+    std::string Which =
+        Gr.isWorld()
+            ? llvm::formatv("collective #{0}", Pos).str()
+            : llvm::formatv("collective #{0} of {1}", Pos, Gr.label()).str();
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        llvm::formatv("collective #{0} does not match across ranks: {1} on "
+        llvm::formatv("{0} does not match across ranks: {1} on "
                       "rank(s) {2}, but {3} ('{4}') on {5}",
-                      Pos, First, llvm::join(Same, ", "), Kind,
-                      G.str(G.task(R.Kernels[Pos]).Name), rankName(R.Rank))
+                      Which, First, llvm::join(Same, ", "), Kind,
+                      G.str(G.task(Gr.Kernels[I][Pos]).Name),
+                      rankName(Gr.Members[I]))
             .str());
   }
   return llvm::Error::success();
 }
 
-void Matcher::join(size_t Pos) {
+void Matcher::join(const Group &Gr, size_t Pos) {
   // Copies, not references: adding tasks may move the task array.
-  const Task First = G.task(Ranks.front().Kernels[Pos]);
-  const CollectiveName &CN = Ranks.front().Names[Pos];
+  const Task First = G.task(Gr.Kernels.front()[Pos]);
+  const CollectiveName &CN = Gr.Names.front()[Pos];
   int64_t Arrival = INT64_MIN, Transfer = INT64_MAX;
   uint64_t Bytes = 0;
   bool SizesDiffer = false;
-  for (const RankCollectives &R : Ranks) {
-    const Task &T = G.task(R.Kernels[Pos]);
+  for (const std::vector<TaskId> &Kernels : Gr.Kernels) {
+    const Task &T = G.task(Kernels[Pos]);
     Arrival = std::max(Arrival, T.StartNs);
     Transfer = std::min(Transfer, T.DurationNs);
-    const TaskAttrs *A = G.attrs(R.Kernels[Pos]);
+    const TaskAttrs *A = G.attrs(Kernels[Pos]);
     uint64_t B = A ? A->Bytes : 0;
     if (B && Bytes && B != Bytes)
       SizesDiffer = true;
     Bytes = std::max(Bytes, B);
   }
   if (SizesDiffer && CN.Kind != "all_to_all" && CN.Kind != "send_recv") {
-    if (Stats.SizeMismatches++ == 0)
-      Warnings.push_back(llvm::formatv("collective #{0} ({1}): the ranks "
-                                       "recorded different message sizes; "
-                                       "the largest is kept",
-                                       Pos, CN.Kind)
-                             .str());
+    if (Stats.SizeMismatches++ == 0) {
+      // Each member's size, the first few.
+      std::vector<std::string> Sizes;
+      for (size_t I = 0; I != Gr.Members.size() && I != 8; ++I) {
+        const TaskAttrs *A = G.attrs(Gr.Kernels[I][Pos]);
+        Sizes.push_back(llvm::formatv("rank {0}: {1}", Gr.Members[I],
+                                      A && A->Bytes ? A->Bytes : 0)
+                            .str());
+      }
+      if (Gr.Members.size() > 8)
+        Sizes.push_back("...");
+      Warnings.push_back(
+          llvm::formatv("collective #{0} ({1}){2}: the ranks recorded "
+                        "different message sizes (bytes, {3}); the largest "
+                        "is kept",
+                        Pos, CN.Kind,
+                        Gr.isWorld() ? std::string() : " of " + Gr.label(),
+                        llvm::join(Sizes, ", "))
+              .str());
+    }
   }
 
   Task B;
   B.StartNs = Arrival;
   B.DurationNs = std::max<int64_t>(0, Transfer);
   B.Name = G.intern(CN.Kind);
-  B.Lane = Barriers;
+  B.Lane = Gr.Lane;
   B.Layer = First.Layer;
   B.Kind = TaskKind::Collective;
   B.Phase = First.Phase;
@@ -214,15 +387,19 @@ void Matcher::join(size_t Pos) {
     G.setAttrs(Barrier, A);
   }
   G.addNote(Barrier, "collective", CN.Kind);
-  G.addNote(Barrier, "ranks", std::to_string(Ranks.size()));
+  G.addNote(Barrier, "ranks", std::to_string(Gr.Members.size()));
   if (!CN.Algorithm.empty())
     G.addNote(Barrier, "algorithm", CN.Algorithm);
+  if (!Gr.isWorld()) {
+    G.addNote(Barrier, "group", Gr.Name);
+    G.addNote(Barrier, "group-ranks", Gr.membersText(","));
+  }
 
   llvm::SmallString<32> ArriveName("arrive ");
   ArriveName += CN.Kind;
   StrId Arrive = G.intern(ArriveName);
-  for (const RankCollectives &R : Ranks) {
-    TaskId K = R.Kernels[Pos];
+  for (const std::vector<TaskId> &Kernels : Gr.Kernels) {
+    TaskId K = Kernels[Pos];
     Task M;
     M.StartNs = G.task(K).StartNs;
     M.GapNs = G.task(K).GapNs;
@@ -250,26 +427,45 @@ llvm::Error Matcher::run() {
   if (std::all_of(Ranks.begin(), Ranks.end(),
                   [](const RankCollectives &R) { return R.Kernels.empty(); }))
     return llvm::Error::success();
-  if (llvm::Error E = checkCounts())
+  if (llvm::Error E = assignGroups())
     return E;
-  const size_t N = Ranks.front().Kernels.size();
-  for (size_t Pos = 0; Pos != N; ++Pos)
-    if (llvm::Error E = checkKinds(Pos))
+  // A group of one rank waits for no one: its kernels stay as recorded.
+  Groups.erase(
+      std::remove_if(Groups.begin(), Groups.end(),
+                     [](const Group &Gr) { return Gr.Members.size() < 2; }),
+      Groups.end());
+  size_t Barriers = 0, Markers = 0;
+  for (const Group &Gr : Groups) {
+    if (llvm::Error E = checkCounts(Gr))
       return E;
+    const size_t N = Gr.Kernels.front().size();
+    for (size_t Pos = 0; Pos != N; ++Pos)
+      if (llvm::Error E = checkKinds(Gr, Pos))
+        return E;
+    Barriers += N;
+    Markers += N * Gr.Members.size();
+    if (!Gr.isWorld())
+      ++Stats.Groups;
+  }
   // Room for a marker per member and a barrier per collective, and their
   // edges, at once: growing the task arrays would copy them.
   size_t Copied = 0;
   for (const auto &KV : StartEdges)
     Copied += KV.second.size();
-  G.reserve(G.numTaskSlots() + N * (Ranks.size() + 1),
-            G.edgeSlots().size() + Copied + 2 * N * Ranks.size(), N);
-  Lane L;
-  L.Name = G.intern("collectives world");
-  L.Kind = LaneKind::CommChannel;
-  L.Rank = -1;
-  Barriers = G.addLane(L);
-  for (size_t Pos = 0; Pos != N; ++Pos)
-    join(Pos);
+  G.reserve(G.numTaskSlots() + Markers + Barriers,
+            G.edgeSlots().size() + Copied + 2 * Markers, Barriers);
+  for (Group &Gr : Groups) {
+    Lane L;
+    L.Name = G.intern(Gr.isWorld() ? std::string("collectives world")
+                                   : "collectives pg " + Gr.Name + " [" +
+                                         Gr.membersText(",") + "]");
+    L.Kind = LaneKind::CommChannel;
+    L.Rank = -1;
+    Gr.Lane = G.addLane(L);
+  }
+  for (const Group &Gr : Groups)
+    for (size_t Pos = 0, N = Gr.Kernels.front().size(); Pos != N; ++Pos)
+      join(Gr, Pos);
   return llvm::Error::success();
 }
 

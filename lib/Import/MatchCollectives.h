@@ -1,4 +1,5 @@
-//===- MatchCollectives.h - One barrier per collective across ranks -*- C++ -*-===//
+//===- MatchCollectives.h - One barrier per collective across ranks -*- C++
+//-*-===//
 //
 // An NCCL kernel on one rank spins until every rank of its communicator has
 // launched the same collective, then moves the data: its recorded duration is
@@ -7,32 +8,42 @@
 // into the kernel's duration, so a what-if that speeds one rank up changes
 // nothing on the others); the job's graph can.
 //
-// Collectives are matched by order of issue (the launching call's start) on
-// each rank, and must agree in kind (all_reduce, all_gather, ... from the
-// kernel name or the op around it) at every position. Each matched collective becomes:
+// Collectives are matched per process group (communicator), by order of
+// issue (the launching call's start) on each member rank, and must agree in
+// kind (all_reduce, all_gather, ... from the kernel name or the op around
+// it) at every position. A kernel's group is what its trace recorded (the
+// notes `group` and `group-ranks` the lowering keeps from Kineto's "Process
+// Group Name"/"Process Group ID" and "Process Group Ranks" args); a kernel
+// without them belongs to the world, all the job's ranks, which is all that
+// traces before 2024 say. Each matched collective becomes:
 //
 //   a_r  a zero-duration marker ("arrive") on rank r's stream right before
 //        its kernel t_r, with t_r's start edges and gap: the moment rank r
 //        reaches the collective;
-//   B    one barrier task of kind collective on the job's lane
-//        "collectives world" (kind comm-channel, rank -1) with comm edges
-//        a_r -> B for every rank: it starts when the last rank arrives and
-//        lasts the transfer time, the shortest recorded duration among the
-//        t_r (the last arrival's, which waited for no one); its notes say
-//        `collective` (kind), `ranks` (group size) and `algorithm` (ring or
-//        tree where the kernel name tells), its attributes the message
-//        bytes where recorded;
+//   B    one barrier task of kind collective on its group's lane,
+//        "collectives world" or "collectives pg NAME [0,2,4,6]" (kind
+//        comm-channel, rank -1), with comm edges a_r -> B for every member:
+//        it starts when the last member arrives and lasts the transfer time,
+//        the shortest recorded duration among the t_r (the last arrival's,
+//        which waited for no one); its notes say `collective` (kind),
+//        `ranks` (group size, which the network model reads), `algorithm`
+//        (ring or tree where the kernel name tells) and, for a named group,
+//        `group` (its name) and `group-ranks` ("0,2,4,6"), its attributes the
+//        message bytes where recorded;
 //   t_r  the kernel itself, now of duration 0 with a sync edge B -> t_r: it
-//        ends when the collective does, on every rank.
+//        ends when the collective does, on every member.
 //
 // Replayed as recorded, every t_r ends at the last arrival plus the transfer,
 // as the trace shows; a pass that delays one rank delays all of them.
 //
-// Process groups other than the whole world are not told apart: old traces
-// do not say which communicator a kernel used. A job with several groups
-// fails the kind check at the first position where they interleave
-// differently, with an error that names the ranks, rather than being
-// matched wrongly.
+// Everything the traces say of a group is checked, and a doubt is an error
+// that names the group, the collective's index and kind and the ranks, not a
+// guess: members listed differently by two ranks (or two kernels), a rank
+// issuing on a group it is not a member of, members missing from the job, a
+// malformed members list, members that issued different numbers or kinds of
+// collectives on the group. Different recorded message sizes are a counted
+// warning (the largest is kept). A group of one rank waits for no one: its
+// kernels stay as recorded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,8 +72,8 @@ CollectiveName classifyCollective(const Graph &G, TaskId Kernel);
 
 /// Matches the collective kernels of \p Job's ranks and joins each into a
 /// barrier as described above. \p RankNames names each rank's input for
-/// messages. Fails, naming ranks and inputs, when the ranks issued different
-/// numbers or kinds of collectives.
+/// messages. Fails, naming the group, ranks and inputs, on any of the
+/// doubts above.
 llvm::Error matchCollectives(Graph &Job,
                              const std::map<int32_t, std::string> &RankNames,
                              CollectiveStats &Stats,

@@ -8,6 +8,13 @@
 // a ByPriority lane is not the list order, and the backward pass then needs
 // an order that respects it: Kahn's algorithm from the sinks provides one.
 //
+// On a graph the sweep engine accepts (isSweepable(), every graph read from
+// a file), descending slot order is that backward order and each task's
+// outgoing edges sit together in the source-sorted edge array, so the slack
+// pulls from successors instead, and the same sweep notes, for every task,
+// the predecessor the walk back will want (its decider). No adjacency is
+// built: one array of a task id instead of three plus one of an edge.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Replay.h"
@@ -17,6 +24,7 @@
 #include "daydream/Sim/CriticalPath.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 
 #include <algorithm>
 #include <cassert>
@@ -31,7 +39,7 @@ class CriticalPathFinder {
 public:
   CriticalPathFinder(const Graph &G, const SimResult &R,
                      const CanonicalOrder &C)
-      : G(G), R(R), C(C), In(buildAdjacency(G, Direction::Incoming)) {}
+      : G(G), R(R), C(C) {}
 
   llvm::Expected<CriticalPath> run();
 
@@ -55,6 +63,41 @@ private:
   template <typename RangeT>
   void computeSlack(const RangeT &Backward, std::vector<int64_t> &Slack) const;
   std::vector<CriticalStep> walkBack() const;
+  void sweepBackward(std::vector<int64_t> &Slack,
+                     std::vector<TaskId> &Decider) const;
+  std::vector<CriticalStep>
+  walkBackDecided(llvm::ArrayRef<TaskId> Decider) const;
+  /// The predecessor the walk back takes from \p T, given its decider.
+  TaskId stepBack(TaskId T, TaskId Decider) const {
+    if (blocked(T)) {
+      assert(Decider != NoId && R.End[Decider] == R.End[T] &&
+             "end not explained");
+      return Decider;
+    }
+    TaskId L = G.prevOnLane(T);
+    return L != NoId && (Decider == NoId || later(L, Decider)) ? L : Decider;
+  }
+
+public:
+  /// summarizeCriticalPath() on a graph the sweeps accept; None otherwise.
+  llvm::Optional<CriticalPathSummary> summarizeSwept() const;
+  /// run() on a graph the sweeps accept, which reads no order; None
+  /// otherwise.
+  llvm::Optional<CriticalPath> runSwept() const;
+
+private:
+  /// Whether \p T ended past its duration, held by a Sync predecessor.
+  bool blocked(TaskId T) const {
+    return R.End[T] > R.Start[T] + G.task(T).DurationNs;
+  }
+  /// The task a walk back starts from: the one that ends last.
+  template <typename RangeT> TaskId lastToEnd(const RangeT &Tasks) const {
+    TaskId T = NoId;
+    for (TaskId U : Tasks)
+      if (later(U, T))
+        T = U;
+    return T;
+  }
 
   const Graph &G;
   const SimResult &R;
@@ -157,16 +200,13 @@ void CriticalPathFinder::computeSlack(const RangeT &Backward,
 
 std::vector<CriticalStep> CriticalPathFinder::walkBack() const {
   std::vector<CriticalStep> Steps;
-  TaskId T = NoId;
-  for (TaskId U : C.Order)
-    if (later(U, T))
-      T = U;
+  TaskId T = lastToEnd(C.Order);
   while (T != NoId) {
     const Task &Tk = G.task(T);
     CriticalStep S;
     S.Task = T;
     TaskId P = NoId;
-    if (R.End[T] > R.Start[T] + Tk.DurationNs) {
+    if (blocked(T)) {
       // Only a Sync predecessor ends a task past its duration.
       for (uint64_t I = In.syncBegin(T), E = In.end(T); I != E; ++I)
         if (later(In.Adj[I], P))
@@ -189,13 +229,122 @@ std::vector<CriticalStep> CriticalPathFinder::walkBack() const {
   return Steps;
 }
 
+void CriticalPathFinder::sweepBackward(std::vector<int64_t> &Slack,
+                                       std::vector<TaskId> &Decider) const {
+  // Visited in descending ids, a task's successors (lane successor, edge
+  // destinations: all higher ids) already hold their slack, from which
+  // their latest start is recovered; the task's latest end is the tightest
+  // bound they put on it, exactly the minimum computeSlack() pushes.
+  const size_t N = G.numTaskSlots();
+  Slack.resize(N);
+  Decider.assign(N, NoId);
+  const int64_t RunEnd = R.OriginNs + R.MakespanNs;
+  const Task *Tasks = G.taskSlots().data();
+  const Edge *const First = G.edgeSlots().data();
+  const Edge *Cur = First + G.edgeSlots().size();
+  auto LatestStart = [&](TaskId S) { return Slack[S] + R.Start[S]; };
+  for (TaskId T = N; T-- != 0;) {
+    int64_t LatestEnd = RunEnd;
+    if (TaskId Nx = G.nextOnLane(T); Nx != NoId)
+      LatestEnd = std::min(LatestEnd, LatestStart(Nx) - Tasks[Nx].GapNs);
+    for (; Cur != First && Cur[-1].Src == T; --Cur) {
+      const TaskId D = Cur[-1].Dst;
+      const bool Sync = Cur[-1].Kind == EdgeKind::Sync;
+      LatestEnd =
+          std::min(LatestEnd, Sync ? LatestStart(D) + Tasks[D].DurationNs
+                                   : LatestStart(D) - Tasks[D].GapNs);
+      // A blocked task was ended by a Sync predecessor, any other started
+      // after a start predecessor (or its lane predecessor, added by the
+      // walk): T can decide D only through an edge of the matching kind.
+      if (Sync == blocked(D) && later(T, Decider[D]))
+        Decider[D] = T;
+    }
+    Slack[T] = LatestEnd - Tasks[T].DurationNs - R.Start[T];
+  }
+}
+
+std::vector<CriticalStep>
+CriticalPathFinder::walkBackDecided(llvm::ArrayRef<TaskId> Decider) const {
+  // walkBack() with each task's latest-ending predecessor of the deciding
+  // kind already known; later() is a strict total order, so taking the
+  // later of the lane predecessor and that one picks what walkBack() picks.
+  // The walk keeps task ids only; the steps, a path being up to half of the
+  // graph, are then written once at their final size, first to last.
+  std::vector<TaskId> Back;
+  const TaskId N = G.numTaskSlots();
+  for (TaskId T = lastToEnd(llvm::seq(TaskId(0), N)); T != NoId;
+       T = stepBack(T, Decider[T]))
+    Back.push_back(T);
+  std::vector<CriticalStep> Steps(Back.size());
+  TaskId P = NoId;
+  for (size_t I = 0; I != Steps.size(); ++I) {
+    const TaskId T = Back[Back.size() - 1 - I];
+    CriticalStep &S = Steps[I];
+    S.Task = T;
+    if (blocked(T)) {
+      S.Blocked = true;
+    } else {
+      S.WorkNs = G.task(T).DurationNs;
+      S.GapNs = R.Start[T] - (P == NoId ? R.OriginNs : R.End[P]);
+    }
+    P = T;
+  }
+  return Steps;
+}
+
+llvm::Optional<CriticalPathSummary> CriticalPathFinder::summarizeSwept() const {
+  if (anyPriorityLane() || !isSweepable(G))
+    return llvm::None;
+  // The deciders alone, from one pass over the edges: sweepBackward()'s
+  // choice without the slack it computes on the way.
+  const size_t N = G.numTaskSlots();
+  std::vector<TaskId> Decider(N, NoId);
+  for (const Edge &E : G.edgeSlots())
+    if ((E.Kind == EdgeKind::Sync) == blocked(E.Dst) &&
+        later(E.Src, Decider[E.Dst]))
+      Decider[E.Dst] = E.Src;
+  // Walking back, each step's gap is measured from the end of the one
+  // before it, which is where the walk goes next.
+  std::vector<LaneKind> LaneKinds;
+  for (const Lane &L : G.lanes())
+    LaneKinds.push_back(L.Kind);
+  CriticalPathSummary Sum;
+  for (TaskId T = lastToEnd(llvm::seq(TaskId(0), TaskId(N))); T != NoId;) {
+    const TaskId P = stepBack(T, Decider[T]);
+    CriticalStep S;
+    if (blocked(T)) {
+      S.Blocked = true;
+    } else {
+      S.WorkNs = G.task(T).DurationNs;
+      S.GapNs = R.Start[T] - (P == NoId ? R.OriginNs : R.End[P]);
+    }
+    addStep(Sum.Time, S, G.task(T), LaneKinds[G.task(T).Lane]);
+    ++Sum.NumSteps;
+    T = P;
+  }
+  return Sum;
+}
+
+llvm::Optional<CriticalPath> CriticalPathFinder::runSwept() const {
+  if (anyPriorityLane() || !isSweepable(G))
+    return llvm::None;
+  CriticalPath P;
+  std::vector<TaskId> Decider;
+  sweepBackward(P.SlackNs, Decider);
+  P.Steps = walkBackDecided(Decider);
+  return P;
+}
+
 llvm::Expected<CriticalPath> CriticalPathFinder::run() {
   if (R.Start.size() != G.numTaskSlots() || R.End.size() != G.numTaskSlots() ||
       C.Order.size() != G.numTasks())
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "critical path: the simulation or order is not of this graph");
+  if (llvm::Optional<CriticalPath> Swept = runSwept())
+    return std::move(*Swept);
   CriticalPath P;
+  In = buildAdjacency(G, Direction::Incoming);
   if (anyPriorityLane()) {
     findRunOrder();
     std::vector<TaskId> Backward;
@@ -217,14 +366,55 @@ llvm::Expected<CriticalPath> dd::findCriticalPath(const Graph &G,
   return CriticalPathFinder(G, R, C).run();
 }
 
+llvm::Expected<CriticalPath> dd::findCriticalPath(const Graph &G,
+                                                  const SimResult &R,
+                                                  const CanonicalOrder *C) {
+  if (C)
+    return findCriticalPath(G, R, *C);
+  if (R.Start.size() != G.numTaskSlots() || R.End.size() != G.numTaskSlots())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "critical path: the simulation is not of this graph");
+  // The swept path reads no order; an empty one stands in.
+  CanonicalOrder None;
+  if (auto P = CriticalPathFinder(G, R, None).runSwept())
+    return std::move(*P);
+  llvm::Expected<CanonicalOrder> O = computeCanonicalOrder(G);
+  if (!O)
+    return O.takeError();
+  return findCriticalPath(G, R, *O);
+}
+
 CriticalPathBreakdown dd::breakDown(const Graph &G, const CriticalPath &P) {
   CriticalPathBreakdown B;
   for (const CriticalStep &S : P.Steps) {
     const Task &Tk = G.task(S.Task);
-    B.GapNs += S.GapNs;
-    B.ByTaskKind[unsigned(Tk.Kind)] += S.WorkNs;
-    B.ByPhase[unsigned(Tk.Phase)] += S.GapNs + S.WorkNs;
-    B.ByLaneKind[unsigned(G.lane(Tk.Lane).Kind)] += S.WorkNs;
+    addStep(B, S, Tk, G.lane(Tk.Lane).Kind);
   }
   return B;
+}
+
+llvm::Expected<CriticalPathSummary>
+dd::summarizeCriticalPath(const Graph &G, const SimResult &R,
+                          const CanonicalOrder *C) {
+  if (R.Start.size() != G.numTaskSlots() || R.End.size() != G.numTaskSlots())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "critical path: the simulation is not of this graph");
+  // The swept summary reads no order; an empty one stands in.
+  CanonicalOrder None;
+  if (auto Sum = CriticalPathFinder(G, R, C ? *C : None).summarizeSwept())
+    return *Sum;
+  llvm::Optional<CanonicalOrder> Own;
+  if (!C) {
+    llvm::Expected<CanonicalOrder> O = computeCanonicalOrder(G);
+    if (!O)
+      return O.takeError();
+    Own = std::move(*O);
+    C = &*Own;
+  }
+  llvm::Expected<CriticalPath> P = findCriticalPath(G, R, *C);
+  if (!P)
+    return P.takeError();
+  return CriticalPathSummary{breakDown(G, *P), P->Steps.size()};
 }

@@ -11,6 +11,13 @@
 // costs one well-predicted compare per edge and turns a stale order into an
 // error instead of silently wrong times.
 //
+// A graph whose slot order is already such an order (every graph read from a
+// file) takes the sweep engine instead: the same formulas, but each task
+// pushes its end to its successors, which the source-sorted edge array lists
+// next to each other. It needs no incoming adjacency, whose construction
+// (three arrays and two scattered passes over the edges) cost more than the
+// replay itself.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Replay.h"
@@ -20,6 +27,7 @@
 #include "llvm/ADT/Twine.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace dd;
 using namespace dd::sim;
@@ -104,4 +112,64 @@ llvm::Error sim::replayLinear(const Graph &G, llvm::ArrayRef<TaskId> Order,
     E[T] = En;
   }
   return llvm::Error::success();
+}
+
+bool sim::isSweepable(const Graph &G) {
+  const size_t N = G.numTaskSlots();
+  if (G.numTasks() != N)
+    return false;
+  for (TaskId T = 0; T != N; ++T) {
+    TaskId P = G.prevOnLane(T);
+    if (P != NoId && P >= T)
+      return false;
+  }
+  TaskId LastSrc = 0;
+  for (const Edge &E : G.edgeSlots()) {
+    if (E.Src < LastSrc || E.Dst <= E.Src)
+      return false;
+    LastSrc = E.Src;
+  }
+  return true;
+}
+
+int64_t sim::replaySweep(const Graph &G, std::vector<int64_t> &Start,
+                         std::vector<int64_t> &End) {
+  const size_t N = G.numTaskSlots();
+  // Times are computed from 0 and shifted by the origin at the end: every
+  // formula is a max of sums, so shifting every time by T0 commutes with it,
+  // and the origin is then found in the same sweep over the tasks. Until a
+  // task is visited, Start holds the latest end among its start predecessors
+  // so far (0, the origin, if none) and End the latest among its Sync
+  // predecessors.
+  Start.assign(N, 0);
+  End.assign(N, Unset);
+  const Task *Tasks = G.taskSlots().data();
+  const Edge *Edges = G.edgeSlots().data();
+  const Edge *const EdgesEnd = Edges + G.edgeSlots().size();
+  int64_t *S = Start.data();
+  int64_t *E = End.data();
+  int64_t T0 = std::numeric_limits<int64_t>::max();
+  for (TaskId T = 0; T != N; ++T) {
+    const Task &Tk = Tasks[T];
+    T0 = std::min(T0, Tk.StartNs);
+    int64_t St = S[T];
+    if (TaskId P = G.prevOnLane(T); P != NoId)
+      St = std::max(St, E[P]);
+    St += Tk.GapNs;
+    const int64_t En = std::max(St + Tk.DurationNs, E[T]);
+    S[T] = St;
+    E[T] = En;
+    for (; Edges != EdgesEnd && Edges->Src == T; ++Edges) {
+      int64_t &Bound =
+          Edges->Kind == EdgeKind::Sync ? E[Edges->Dst] : S[Edges->Dst];
+      Bound = std::max(Bound, En);
+    }
+  }
+  if (N == 0)
+    return 0;
+  for (size_t T = 0; T != N; ++T) {
+    S[T] += T0;
+    E[T] += T0;
+  }
+  return T0;
 }

@@ -65,6 +65,23 @@ llvm::Error replayLinear(const Graph &G, llvm::ArrayRef<TaskId> Order,
                          int64_t T0, std::vector<int64_t> &Start,
                          std::vector<int64_t> &End);
 
+/// Whether \p G is laid out so that slot order is a topological order the
+/// sweep engines can follow without any index: every task live, each lane's
+/// list in increasing ids, and the edge array sorted by source with every
+/// edge going to a higher id. Every graph freshly read from a file is (its
+/// canonical order is the identity and its edges are written sorted). O(V+E)
+/// reads and no allocation.
+bool isSweepable(const Graph &G);
+
+/// The sweep engine: replayLinear()'s results on a graph isSweepable()
+/// accepts, in slot order, pushing each task's end along its outgoing edges
+/// (a stretch of the sorted edge array) instead of pulling from an incoming
+/// adjacency, so it builds no index at all. Same contract for \p Start and
+/// \p End. Returns the time origin (the earliest recorded start), which it
+/// finds on the way rather than in a pass of its own over the tasks.
+int64_t replaySweep(const Graph &G, std::vector<int64_t> &Start,
+                    std::vector<int64_t> &End);
+
 /// The event-driven engine. \p Policy ranks tasks of ByPriority lanes and may
 /// be null if there are none; its prepare() has been called. Same contract
 /// for \p Start and \p End as replayLinear(). Fails if some task never ends.

@@ -1,8 +1,9 @@
 //===- Simulator.cpp - simulate(): pick an engine, summarize --------------===//
 //
-// The entry point of the simulator. It finds the time origin, runs the linear
+// The entry point of the simulator. It finds the time origin, runs a linear
 // engine when every lane is InOrder (one pass, the common case after any pass
-// that does not reorder work) and the event-driven engine otherwise, then
+// that does not reorder work; the sweep engine when slot order is already
+// topological) and the event-driven engine otherwise, then
 // derives lane, makespan and iteration results from the simulated times in
 // one more pass (Summary.cpp). The timing model itself is documented in
 // Simulator.h.
@@ -35,6 +36,15 @@ static int64_t timeOrigin(const Graph &G) {
   return T0;
 }
 
+static bool isIdentity(llvm::ArrayRef<TaskId> Order, size_t NumSlots) {
+  if (Order.size() != NumSlots)
+    return false;
+  for (TaskId I = 0; I != NumSlots; ++I)
+    if (Order[I] != I)
+      return false;
+  return true;
+}
+
 static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
                              SimResult &R) {
   bool AnyPriorityLane = llvm::any_of(G.lanes(), [](const Lane &L) {
@@ -42,6 +52,14 @@ static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
   });
 
   if (!AnyPriorityLane && !Opts.ForceEventDriven) {
+    // A given order other than slot order is followed (and checked) as
+    // given; slot order itself needs no order array at all.
+    if ((!Opts.Order || isIdentity(*Opts.Order, G.numTaskSlots())) &&
+        isSweepable(G)) {
+      R.OriginNs = replaySweep(G, R.Start, R.End);
+      return llvm::Error::success();
+    }
+    R.OriginNs = timeOrigin(G);
     if (Opts.Order)
       return replayLinear(G, *Opts.Order, R.OriginNs, R.Start, R.End);
     llvm::Expected<CanonicalOrder> C = computeCanonicalOrder(G);
@@ -50,6 +68,7 @@ static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
     return replayLinear(G, C->Order, R.OriginNs, R.Start, R.End);
   }
 
+  R.OriginNs = timeOrigin(G);
   // The policy is consulted only for tasks on ByPriority lanes; preparing it
   // otherwise would be wasted work.
   std::unique_ptr<SchedulingPolicy> Default;
@@ -66,7 +85,6 @@ static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
 
 llvm::Expected<SimResult> dd::simulate(const Graph &G, const SimOptions &Opts) {
   SimResult R;
-  R.OriginNs = timeOrigin(G);
   if (llvm::Error Err = runEngine(G, Opts, R))
     return std::move(Err);
 

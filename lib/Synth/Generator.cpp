@@ -122,6 +122,10 @@ private:
   size_t Pc = 0;
   bool InStep = false;
   uint32_t Pending = NoId;
+  /// The rank's process groups by GroupRole, named only with tensor
+  /// parallelism (otherwise every collective is on the world, which
+  /// pre-2024 traces do not name).
+  StrId GroupName[2] = {NoId, NoId}, GroupRanks[2] = {NoId, NoId};
 };
 
 RankGen::RankGen(const Program &P, const JobPlan &Plan, int32_t Rank)
@@ -141,6 +145,28 @@ RankGen::RankGen(const Program &P, const JobPlan &Plan, int32_t Rank)
   Threads[1] = M.thread(Pid, Pid + 17);
   M.Threads[Threads[0]].Name = M.Strings.intern("python");
   M.Threads[Threads[1]].Name = M.Strings.intern("pt_autograd_0");
+
+  if (Plan.TensorParallel > 1) {
+    // Numbered as torch.distributed numbers the groups it creates after
+    // the default one: the tensor-parallel groups, then the data-parallel
+    // ones.
+    unsigned T = Plan.TensorParallel, Tps = Plan.Ranks / T;
+    auto Members = [](unsigned First, unsigned Stride, unsigned N) {
+      std::string S = "[";
+      for (unsigned I = 0; I != N; ++I)
+        S += (I ? ", " : "") + std::to_string(First + I * Stride);
+      return S + "]";
+    };
+    unsigned Tp = unsigned(Rank) / T, Dp = unsigned(Rank) % T;
+    GroupName[unsigned(GroupRole::TensorParallel)] =
+        M.Strings.intern(std::to_string(1 + Tp));
+    GroupRanks[unsigned(GroupRole::TensorParallel)] =
+        M.Strings.intern(Members(Tp * T, 1, T));
+    GroupName[unsigned(GroupRole::DataParallel)] =
+        M.Strings.intern(std::to_string(1 + Tps + Dp));
+    GroupRanks[unsigned(GroupRole::DataParallel)] =
+        M.Strings.intern(Members(Dp, T, Tps));
+  }
 
   int64_t J = Plan.JitterPpm;
   SpeedPpm = uint32_t(1000000 + R.uniformInt(-J, J));
@@ -285,6 +311,8 @@ void RankGen::exec(const Op &O) {
     TaskAttrs A = P.Shapes[O.Shape];
     A.Bytes = O.Bytes;
     Pending = activity(O.Stream, O.Name, TaskKind::Collective, -1, A);
+    M.Activities[Pending].Group = GroupName[unsigned(O.Group)];
+    M.Activities[Pending].GroupRanks = GroupRanks[unsigned(O.Group)];
     return;
   }
   case OpKind::Switch:
@@ -358,7 +386,8 @@ int64_t transferNs(const Op &O, unsigned Ranks, Rng &R) {
 } // namespace
 
 std::vector<TraceModel> dd::synth::generateJob(const JobPlan &Plan) {
-  Program P = buildProgram(Plan.Fam, Plan.Layers, Plan.Ranks);
+  Program P = buildProgram(Plan.Fam, Plan.Layers, Plan.Ranks,
+                           /*CountOnly=*/false, Plan.TensorParallel);
   std::vector<RankGen> Ranks;
   Ranks.reserve(Plan.Ranks);
   for (unsigned I = 0; I != Plan.Ranks; ++I)
@@ -371,15 +400,22 @@ std::vector<TraceModel> dd::synth::generateJob(const JobPlan &Plan) {
     if (Launched == 0)
       break;
     // Every rank runs the same program, so all stopped at the same
-    // collective.
+    // collective, each on its own group of the same role: the groups of
+    // consecutive ranks (tensor parallel) or of ranks T apart.
     assert(Launched == Ranks.size() && "ranks out of step");
-    int64_t Arrival = INT64_MIN;
-    for (const RankGen &G : Ranks)
-      Arrival = std::max(Arrival, G.pendingStart());
-    int64_t End =
-        Arrival + transferNs(Ranks.front().pendingOp(), Plan.Ranks, Network);
-    for (RankGen &G : Ranks)
-      G.finishCollective(End);
+    const Op &O = Ranks.front().pendingOp();
+    unsigned T = Plan.TensorParallel;
+    bool Tp = O.Group == GroupRole::TensorParallel;
+    unsigned NumGroups = T == 1 ? 1 : Tp ? Plan.Ranks / T : T;
+    unsigned Size = T == 1 ? Plan.Ranks : Tp ? T : Plan.Ranks / T;
+    auto GroupOf = [&](unsigned R) { return T == 1 ? 0 : Tp ? R / T : R % T; };
+    std::vector<int64_t> End(NumGroups, INT64_MIN);
+    for (unsigned R = 0; R != Ranks.size(); ++R)
+      End[GroupOf(R)] = std::max(End[GroupOf(R)], Ranks[R].pendingStart());
+    for (int64_t &E : End)
+      E += transferNs(O, Size, Network);
+    for (unsigned R = 0; R != Ranks.size(); ++R)
+      Ranks[R].finishCollective(End[GroupOf(R)]);
   }
   std::vector<TraceModel> Models;
   Models.reserve(Ranks.size());

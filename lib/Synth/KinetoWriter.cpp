@@ -267,14 +267,19 @@ void Writer::activities() {
         bool Floats = T.Bytes % 4 == 0;
         uint64_t Elems = Floats ? T.Bytes / 4 : T.Bytes;
         int64_t Group = M.Meta.Ranks.empty() ? 0 : M.Meta.Ranks[0].WorldSize;
+        if (A.GroupRanks != NoId)
+          Group = 1 + int64_t(M.Strings.get(A.GroupRanks).count(','));
         Out << ",\"Collective name\":\""
             << collectiveName(M.Strings.get(A.Name))
             << "\",\"In msg nelems\":" << Elems
             << ",\"Out msg nelems\":" << Elems << ",\"Group size\":" << Group
-            << ",\"dtype\":\"" << (Floats ? "Float" : "Byte")
-            << "\",\"Process Group Name\":\"0\",\"Process Group "
-               "Description\":\"default_pg\"";
+            << ",\"dtype\":\"" << (Floats ? "Float" : "Byte") << "\"";
       }
+      // The group as 2024+ traces name it; none for the world, as before.
+      if (A.Kind == TaskKind::Collective && A.Group != NoId)
+        Out << ",\"Process Group Name\":" << name(A.Group);
+      if (A.Kind == TaskKind::Collective && A.GroupRanks != NoId)
+        Out << ",\"Process Group Ranks\":" << name(A.GroupRanks);
     }
     Out << "}}";
     if (A.Correlation) {

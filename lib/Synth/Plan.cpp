@@ -71,11 +71,13 @@ llvm::Error optionError(const llvm::Twine &Msg) {
 struct Counts {
   uint64_t PerIteration = 0; ///< tasks of one rank's iteration
   uint64_t Collectives = 0;  ///< collectives per iteration
+  uint64_t TpCollectives = 0; ///< of which on tensor-parallel groups
 };
 
-Counts countsOf(Family F, unsigned Layers, unsigned Ranks) {
-  Program P = buildProgram(F, Layers, Ranks, /*CountOnly=*/true);
-  return Counts{P.Calls + P.Activities, Ranks > 1 ? P.Collectives : 0};
+Counts countsOf(Family F, unsigned Layers, unsigned Ranks, unsigned Tp) {
+  Program P = buildProgram(F, Layers, Ranks, /*CountOnly=*/true, Tp);
+  return Counts{P.Calls + P.Activities, Ranks > 1 ? P.Collectives : 0,
+                P.TpCollectives};
 }
 
 /// Fills the plan's sizes for its layers and iterations.
@@ -85,15 +87,20 @@ void size(JobPlan &Plan, const Counts &C) {
   Plan.TasksPerRank = I * C.PerIteration + I + 1;
   Plan.CollectivesPerRank = I * C.Collectives;
   Plan.Tasks = R * Plan.TasksPerRank;
+  // An arrive marker per kernel, and a barrier per collective of each
+  // group: R / T tensor-parallel groups, T data-parallel ones.
+  uint64_t T = Plan.TensorParallel;
   if (R > 1)
-    Plan.Tasks += Plan.CollectivesPerRank * (R + 1);
+    Plan.Tasks += Plan.CollectivesPerRank * R +
+                  I * (C.Collectives - C.TpCollectives) * T +
+                  I * C.TpCollectives * (R / T);
 }
 
 uint64_t tasksOf(const JobPlan &Base, unsigned Layers, unsigned Iterations) {
   JobPlan P = Base;
   P.Layers = Layers;
   P.Iterations = Iterations;
-  size(P, countsOf(P.Fam, Layers, P.Ranks));
+  size(P, countsOf(P.Fam, Layers, P.Ranks, P.TensorParallel));
   return P.Tasks;
 }
 
@@ -159,8 +166,18 @@ llvm::Expected<JobPlan> dd::synth::planJob(const SynthOptions &Opts) {
     return optionError(llvm::formatv(
         "-tasks={0}: a graph holds at most {1} tasks", Opts.Tasks, MaxTasks));
 
+  if (Opts.TensorParallel < 1 || Opts.Ranks % Opts.TensorParallel != 0)
+    return optionError(
+        llvm::formatv("-tp={0}: expected a divisor of -ranks={1} (1: none)",
+                      Opts.TensorParallel, Opts.Ranks));
+  if (Opts.TensorParallel > 1 && Opts.Fam != Family::Transformer)
+    return optionError(llvm::formatv(
+        "-tp={0}: only the transformer family has tensor-parallel layers",
+        Opts.TensorParallel));
+
   JobPlan Plan;
   Plan.Fam = Opts.Fam;
+  Plan.TensorParallel = Opts.TensorParallel;
   Plan.Ranks = Opts.Ranks;
   Plan.Seed = Opts.Seed;
   Plan.IdenticalRanks = Opts.IdenticalRanks;
@@ -206,7 +223,7 @@ llvm::Expected<JobPlan> dd::synth::planJob(const SynthOptions &Opts) {
     Plan.Layers = defaultLayers(Plan.Fam);
   if (!Plan.Iterations)
     Plan.Iterations = DefaultIterations;
-  size(Plan, countsOf(Plan.Fam, Plan.Layers, Plan.Ranks));
+  size(Plan, countsOf(Plan.Fam, Plan.Layers, Plan.Ranks, Plan.TensorParallel));
   if (Plan.Tasks > MaxTasks)
     return optionError(llvm::formatv(
         "{0} layers, {1} iterations and {2} ranks make {3} tasks; a graph "
@@ -226,10 +243,13 @@ llvm::Expected<JobPlan> dd::synth::planJob(const SynthOptions &Opts) {
 std::string dd::synth::describePlan(const JobPlan &Plan) {
   return llvm::formatv("SYNTHETIC trace made by dd-synth -family={0} "
                        "-layers={1} -iterations={2} -ranks={3} -seed={4} "
-                       "-rank-jitter={5}{6}",
+                       "-rank-jitter={5}{6}{7}",
                        toString(Plan.Fam), Plan.Layers, Plan.Iterations,
                        Plan.Ranks, Plan.Seed,
                        llvm::formatv("{0:f6}", Plan.JitterPpm / 1e6).str(),
-                       Plan.IdenticalRanks ? " -identical-ranks" : "")
+                       Plan.IdenticalRanks ? " -identical-ranks" : "",
+                       Plan.TensorParallel > 1
+                           ? " -tp=" + std::to_string(Plan.TensorParallel)
+                           : std::string())
       .str();
 }

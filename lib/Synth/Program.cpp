@@ -20,8 +20,8 @@ using namespace dd;
 using namespace dd::synth;
 using llvm::StringRef;
 
-ProgramBuilder::ProgramBuilder(unsigned Ranks, bool CountOnly)
-    : Ranks(Ranks), CountOnly(CountOnly) {
+ProgramBuilder::ProgramBuilder(unsigned Ranks, bool CountOnly, unsigned Tp)
+    : Ranks(Ranks), CountOnly(CountOnly), Tp(Tp) {
   // The API names come first, so that their indices are the ApiName enum.
   for (StringRef Api :
        {"cudaLaunchKernel", "cudaMemcpyAsync", "cudaStreamSynchronize",
@@ -69,6 +69,7 @@ void ProgramBuilder::add(const Op &O) {
     break;
   case OpKind::Collective:
     ++P.Collectives;
+    P.TpCollectives += O.Group == GroupRole::TensorParallel;
     [[fallthrough]];
   case OpKind::Launch:
   case OpKind::Copy:
@@ -143,9 +144,11 @@ void ProgramBuilder::wait(StreamRole Waiting, uint32_t Slot) {
 }
 
 void ProgramBuilder::collective(CollectiveKind Kind, StringRef Kernel,
-                                uint64_t Bytes, uint32_t Shape) {
+                                uint64_t Bytes, uint32_t Shape,
+                                GroupRole Group) {
   Op O = makeOp(OpKind::Collective, name(Kernel));
   O.Aux = uint8_t(Kind);
+  O.Group = Group;
   O.Stream = StreamRole::Comm;
   // Whole float elements: the trace gives a collective's size as an element
   // count and a dtype.
@@ -266,6 +269,22 @@ void ProgramBuilder::allToAll(uint64_t Bytes) {
   wait(StreamRole::Compute, Done);
 }
 
+void ProgramBuilder::tensorParallelAllReduce(uint64_t Bytes) {
+  if (Tp < 2)
+    return;
+  open("nccl:all_reduce", import::RangeKind::Annotation);
+  open("record_param_comms");
+  uint32_t Ready = record(StreamRole::Compute);
+  wait(StreamRole::Comm, Ready);
+  collective(CollectiveKind::AllReduce, allReduceKernel(Bytes, Tp), Bytes,
+             shape({8u, 1, 1}, {544, 1, 1}, 96, 87568),
+             GroupRole::TensorParallel);
+  uint32_t Done = record(StreamRole::Comm);
+  close();
+  close();
+  wait(StreamRole::Compute, Done);
+}
+
 void ProgramBuilder::gradientsReady(uint64_t Bytes) {
   if (Ranks < 2)
     return;
@@ -303,8 +322,8 @@ Program ProgramBuilder::take() {
 }
 
 Program dd::synth::buildProgram(Family F, unsigned Layers, unsigned Ranks,
-                                bool CountOnly) {
-  ProgramBuilder B(Ranks, CountOnly);
+                                bool CountOnly, unsigned Tp) {
+  ProgramBuilder B(Ranks / Tp, CountOnly, Tp);
   switch (F) {
   case Family::Cnn:
     buildCnn(B, Layers);

@@ -36,6 +36,10 @@ enum class StreamRole : uint8_t { Compute, Comm };
 constexpr unsigned NumStreamRoles = 2;
 
 enum class CollectiveKind : uint8_t { AllReduce, AllToAll };
+/// Which process group a collective runs on: the data-parallel one (the
+/// world when there is no tensor parallelism) or the rank's tensor-parallel
+/// one.
+enum class GroupRole : uint8_t { DataParallel, TensorParallel };
 
 enum class OpKind : uint8_t {
   Open,       ///< opens a CPU range: Name, Aux = RangeKind
@@ -45,7 +49,8 @@ enum class OpKind : uint8_t {
   Sync,       ///< cudaStreamSynchronize(Stream)
   Record,     ///< cudaEventRecord of event Slot on Stream
   Wait,       ///< cudaStreamWaitEvent: Stream waits for event Slot
-  Collective, ///< cudaLaunchKernel of NCCL kernel Name (Bytes, Aux = kind)
+  Collective, ///< cudaLaunchKernel of NCCL kernel Name (Bytes, Aux = kind,
+              ///< Group)
   Switch,     ///< the work moves to thread Aux (a ThreadRole)
   Cpu,        ///< untraced CPU time of about MeanNs
 };
@@ -59,6 +64,7 @@ struct Op {
   uint32_t Slot = 0;
   int64_t MeanNs = 0;
   uint64_t Bytes = 0;
+  GroupRole Group = GroupRole::DataParallel;
 };
 
 /// Fixed name indices of the API calls.
@@ -81,6 +87,8 @@ struct Program {
   /// Per iteration: API calls, GPU activities (each call but a sync or an
   /// event call launches one), CPU ranges, sync records, collectives.
   uint64_t Calls = 0, Activities = 0, Ranges = 0, Syncs = 0, Collectives = 0;
+  /// Of the collectives, those on the tensor-parallel groups.
+  uint64_t TpCollectives = 0;
 };
 
 /// Writes a Program; the helpers below it spell the PyTorch idioms every
@@ -89,9 +97,12 @@ class ProgramBuilder {
 public:
   /// With \p CountOnly, only the counts of the program are kept (sizing
   /// builds many programs, some of millions of operations).
-  explicit ProgramBuilder(unsigned Ranks, bool CountOnly = false);
+  /// \p Ranks data-parallel ranks, each a tensor-parallel group of \p Tp.
+  explicit ProgramBuilder(unsigned Ranks, bool CountOnly = false,
+                          unsigned Tp = 1);
 
   unsigned ranks() const { return Ranks; }
+  unsigned tensorParallel() const { return Tp; }
   uint32_t name(llvm::StringRef S);
   uint32_t shape(std::array<uint32_t, 3> Grid, std::array<uint32_t, 3> Block,
                  uint16_t Registers, uint32_t SharedMem);
@@ -106,7 +117,7 @@ public:
   uint32_t record(StreamRole S);
   void wait(StreamRole Waiting, uint32_t Slot);
   void collective(CollectiveKind Kind, llvm::StringRef Kernel, uint64_t Bytes,
-                  uint32_t Shape);
+                  uint32_t Shape, GroupRole Group = GroupRole::DataParallel);
   void onThread(ThreadRole T);
   void cpu(double MeanUs);
 
@@ -167,6 +178,10 @@ public:
   /// torch.distributed.all_to_all_single, waited for at once (DLRM's
   /// embedding exchange): NCCL's send/recv kernel.
   void allToAll(uint64_t Bytes);
+  /// Megatron's all-reduce of a row-parallel layer's output across the
+  /// tensor-parallel group, waited for at once; nothing without tensor
+  /// parallelism.
+  void tensorParallelAllReduce(uint64_t Bytes);
   /// DDP's buckets as the gradients of \p Bytes become ready in backward:
   /// the first bucket holds 1 MB, the others 25 MB, as DDP's defaults say.
   /// Call gradientsReady after each layer's backward; flush at the end.
@@ -187,6 +202,7 @@ private:
   llvm::StringMap<uint32_t> NameIds;
   unsigned Ranks;
   bool CountOnly;
+  unsigned Tp;
   ThreadRole Thread = ThreadRole::Main;
   /// Ranges open per thread, to check that each closes where it opened.
   unsigned Depth[NumThreadRoles] = {0, 0};
@@ -195,10 +211,11 @@ private:
 };
 
 /// One iteration of \p F with \p Layers layers on a job of \p Ranks ranks
-/// (data parallel, with NCCL collectives, when Ranks > 1); with
-/// \p CountOnly, its counts without its operations.
+/// (data parallel, with NCCL collectives, when Ranks > 1, in \p Tp-way
+/// tensor-parallel groups); with \p CountOnly, its counts without its
+/// operations.
 Program buildProgram(Family F, unsigned Layers, unsigned Ranks,
-                     bool CountOnly = false);
+                     bool CountOnly = false, unsigned Tp = 1);
 
 void buildCnn(ProgramBuilder &B, unsigned Layers);
 void buildTransformer(ProgramBuilder &B, unsigned Layers);

@@ -151,6 +151,9 @@ const char FusedAdamW[] =
 /// norm parameters, H = 1024; and of the token and position embeddings.
 constexpr uint64_t BlockGradBytes = (12ull * 1024 * 1024 + 13 * 1024) * 4;
 constexpr uint64_t EmbeddingGradBytes = (50257ull + 1024) * 1024 * 4;
+/// A block's activations (8192 tokens of H floats): what a tensor-parallel
+/// all-reduce sums after the attention's and the MLP's row-parallel layers.
+constexpr uint64_t ActivationBytes = 8192ull * 1024 * 4;
 
 } // namespace
 
@@ -220,6 +223,7 @@ void dd::synth::buildTransformer(ProgramBuilder &B, unsigned Layers) {
         Drop(400);
         B.kernelOp({"aten::matmul", "aten::bmm"}, GemmNN, 110, Bmm);
         Linear(90); // output projection
+        B.tensorParallelAllReduce(ActivationBytes);
         Drop(25);
       });
       Residual();
@@ -228,6 +232,7 @@ void dd::synth::buildTransformer(ProgramBuilder &B, unsigned Layers) {
         Linear(350);
         B.kernelOp({"aten::gelu"}, Gelu, 90, Wide);
         Linear(350);
+        B.tensorParallelAllReduce(ActivationBytes);
         Drop(25);
       });
       Residual();

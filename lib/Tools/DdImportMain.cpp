@@ -108,7 +108,11 @@ void printSummary(llvm::StringRef Name, const ImportResult &R, double Seconds,
      << L.OverlappingTasks << " overlapping, " << L.SplitCalls
      << " split calls; inferred " << L.InferredCrossStream << " cross-stream, "
      << L.InferredCrossThread << " cross-thread and " << L.InferredBlockedCalls
-     << " blocked-call edges\n";
+     << " blocked-call edges";
+  if (L.CpuOperatorTasks)
+    OS << "; no GPU work: " << L.CpuOperatorTasks
+       << " outermost CPU operators made the tasks";
+  OS << "\n";
 }
 
 /// Several traces: the ranks of one job, imported as one graph.
@@ -141,12 +145,16 @@ int importJobMain(const Options &Opt, const ImportOptions &IO,
                  R, R.LoadSeconds + R.ReadSeconds + R.LowerSeconds, 0);
   }
   const CollectiveStats &C = Job->Collectives;
-  llvm::errs() << Tool << ": job of " << Job->Ranks.size() << " ranks: "
-               << Job->G.numTasks() << " tasks on " << Job->G.numLanes()
-               << " lanes, " << Job->G.countLiveEdges() << " edges; "
-               << C.Matched << " collectives matched across ranks ("
-               << C.Members << " kernels), " << C.SizeMismatches
-               << " with different sizes; "
+  llvm::errs() << Tool << ": job of " << Job->Ranks.size()
+               << " ranks: " << Job->G.numTasks() << " tasks on "
+               << Job->G.numLanes() << " lanes, " << Job->G.countLiveEdges()
+               << " edges; " << C.Matched
+               << " collectives matched across ranks (" << C.Members
+               << " kernels";
+  if (C.Groups)
+    llvm::errs() << " in " << C.Groups
+                 << (C.Groups == 1 ? " process group" : " process groups");
+  llvm::errs() << "), " << C.SizeMismatches << " with different sizes; "
                << llvm::format(
                       "%.2f s in all, write %.2f s\n",
                       std::chrono::duration<double>(End - Start).count(),

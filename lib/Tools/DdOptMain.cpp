@@ -122,6 +122,33 @@ struct Options {
 
 } // namespace
 
+/// Whether every pass of \p PM is a printer (print<...>), which reads the
+/// graph and changes no task: the graph can then be read in place
+/// (readGraphFile()). A pipeline that changes tasks copies them at load, as
+/// before, rather than in the middle of its first pass.
+static bool onlyPrinters(const PassManager &PM) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  PM.printPipeline(OS);
+  // Passes are separated by commas outside braces (their options).
+  llvm::StringRef Rest = OS.str();
+  unsigned Depth = 0;
+  bool AtStart = true;
+  for (size_t I = 0; I != Rest.size(); ++I) {
+    if (AtStart && Depth == 0 && !Rest.substr(I).startswith("print<"))
+      return false;
+    AtStart = false;
+    char C = Rest[I];
+    if (C == '{')
+      ++Depth;
+    else if (C == '}' && Depth)
+      --Depth;
+    else if (C == ',' && Depth == 0)
+      AtStart = true;
+  }
+  return true;
+}
+
 int dd::ddOptMain(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);
   keepFreedMemory();
@@ -174,7 +201,7 @@ int dd::ddOptMain(int Argc, char **Argv) {
             checkBinaryOutputAllowed(Opt.Output, Opt.Text, Opt.Force))
       return reportError(Tool, std::move(E));
 
-  auto G = readGraphFile(Opt.Input);
+  auto G = readGraphFile(Opt.Input, /*InPlace=*/onlyPrinters(PM));
   if (!G)
     return reportError(Tool, G.takeError());
 

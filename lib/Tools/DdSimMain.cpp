@@ -186,7 +186,8 @@ int dd::ddSimMain(int Argc, char **Argv) {
   if (!Policy)
     return reportError(Tool, Policy.takeError());
   PhaseTimes Times;
-  auto G = readGraphFile(Opt.Input);
+  // Simulating reads the tasks and never changes one.
+  auto G = readGraphFile(Opt.Input, /*InPlace=*/true);
   if (!G)
     return reportError(Tool, G.takeError());
   Times.mark("read+verify");
@@ -200,10 +201,14 @@ int dd::ddSimMain(int Argc, char **Argv) {
   Times.mark("symmetry");
   SimOptions SO;
   SO.Policy = Policy->get();
-  // The headline's critical path needs the canonical order; the simulation
-  // then uses the same one instead of computing its own.
+  // The headline's critical path may need the canonical order; the
+  // simulation then uses the same one instead of computing its own. A graph
+  // as read from a file needs none (slot order is topological, and the
+  // simulator and the critical path sweep it), so the order is computed
+  // here only for one the symmetry reduction left tasks dead in; otherwise
+  // whichever needs one computes it.
   llvm::Optional<CanonicalOrder> Order;
-  if (Opt.Headline) {
+  if (Opt.Headline && G->numTasks() != G->numTaskSlots()) {
     auto O = computeCanonicalOrder(*G);
     if (!O)
       return reportError(Tool, InputName + ": " + llvm::toString(O.takeError()));
@@ -225,7 +230,7 @@ int dd::ddSimMain(int Argc, char **Argv) {
   llvm::raw_string_ostream OS(Report);
   llvm::Optional<SimHeadline> Headline;
   if (Opt.Headline) {
-    auto H = computeHeadline(*G, *R, *Order);
+    auto H = computeHeadline(*G, *R, Order ? &*Order : nullptr);
     if (!H)
       return reportError(Tool, InputName + ": " + llvm::toString(H.takeError()));
     Headline = std::move(*H);

@@ -51,6 +51,14 @@ struct Options {
       cl::value_desc("n"), cl::init(0), cl::cat(Category)};
   cl::opt<unsigned> Ranks{"ranks", cl::desc("Data-parallel ranks (default 1)"),
                           cl::value_desc("n"), cl::init(1), cl::cat(Category)};
+  cl::opt<unsigned> Tp{
+      "tp",
+      cl::desc("Tensor-parallel degree (transformer; default 1): groups of "
+               "this many consecutive ranks all-reduce each block's "
+               "activations, and DDP's gradients are all-reduced across "
+               "the ranks with the same place in their group; every "
+               "collective then names its process group"),
+      cl::value_desc("n"), cl::init(1), cl::cat(Category)};
   cl::opt<uint64_t> Tasks{
       "tasks",
       cl::desc("About this many tasks in the whole job's graph; "
@@ -236,6 +244,7 @@ int dd::ddSynthMain(int Argc, char **Argv) {
   SO.Seed = Opt.Seed;
   SO.RankJitter = Opt.Jitter;
   SO.IdenticalRanks = Opt.Identical;
+  SO.TensorParallel = Opt.Tp;
   auto Plan = planJob(SO);
   if (!Plan)
     return reportError(Tool, Plan.takeError());

@@ -23,14 +23,15 @@ using namespace dd;
 
 llvm::Expected<SimHeadline> dd::computeHeadline(const Graph &G,
                                                 const SimResult &R,
-                                                const CanonicalOrder &Order) {
+                                                const CanonicalOrder *Order) {
   SimHeadline H;
-  auto Path = findCriticalPath(G, R, Order);
+  // The totals only: neither the path's steps nor any slack is shown.
+  auto Path = summarizeCriticalPath(G, R, Order);
   if (!Path)
     return Path.takeError();
-  CriticalPathBreakdown B = breakDown(G, *Path);
+  const CriticalPathBreakdown &B = Path->Time;
   H.CriticalPathNs = R.MakespanNs;
-  H.CriticalPathTasks = Path->Steps.size();
+  H.CriticalPathTasks = Path->NumSteps;
   H.OnGpuNs = B.ByLaneKind[size_t(LaneKind::GpuStream)];
   H.OnCpuNs = B.ByLaneKind[size_t(LaneKind::CpuThread)];
   H.OnCommNs = B.ByLaneKind[size_t(LaneKind::CommChannel)];

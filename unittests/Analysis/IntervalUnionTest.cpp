@@ -25,6 +25,19 @@ TEST(IntervalUnionTest, MergesOverlappingTouchingAndNested) {
   EXPECT_EQ(U.length(), 28);
 }
 
+TEST(IntervalUnionTest, FromMergedAnswersAsTheSortedUnion) {
+  std::vector<Interval> Raw = {{10, 20}, {0, 5}, {5, 8}, {12, 15}, {18, 30}};
+  IntervalUnion Sorted(Raw);
+  IntervalUnion Taken = IntervalUnion::fromMerged(
+      {Sorted.intervals().begin(), Sorted.intervals().end()});
+  EXPECT_EQ(Taken.length(), Sorted.length());
+  EXPECT_EQ(Taken.intervals().size(), Sorted.intervals().size());
+  for (Interval W : {Interval{-5, 3}, Interval{4, 11}, Interval{9, 40}})
+    EXPECT_EQ(Taken.lengthWithin(W), Sorted.lengthWithin(W));
+  EXPECT_EQ(Taken.overlapWith(IntervalUnion({{6, 12}})), 2 + 2);
+  EXPECT_EQ(IntervalUnion::fromMerged({}).length(), 0);
+}
+
 TEST(IntervalUnionTest, WindowsCutIntervals) {
   IntervalUnion U({{0, 8}, {10, 30}});
   EXPECT_EQ(U.lengthWithin({5, 15}), 3 + 5);

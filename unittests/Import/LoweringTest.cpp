@@ -300,7 +300,39 @@ TEST(LoweringTest, EmptyModelIsAnError) {
   auto G = lowerTrace(std::move(M), {}, S);
   ASSERT_FALSE(bool(G));
   EXPECT_EQ(llvm::toString(G.takeError()),
-            "no API calls or GPU activity to import");
+            "no API calls, GPU activity or CPU operators to import");
+}
+
+TEST(LoweringTest, CpuOnlyTraceLowersItsOutermostOperators) {
+  // A CPU training step: two top-level operators with nested ones, Python
+  // time between them, and an optimizer step; no calls, no GPU work.
+  ModelBuilder B;
+  uint32_t Other = B.M.thread(100, 200);
+  B.range("ProfilerStep#1", 0, 1000, RangeKind::Step);
+  B.range("## forward ##", 5, 400, RangeKind::Annotation);
+  B.range("aten::linear", 10, 300);
+  B.range("aten::addmm", 20, 290);
+  B.range("aten::relu", 350, 390);
+  B.range("Optimizer.step#AdamW.step", 600, 950);
+  B.range("aten::add_", 610, 700);
+  B.range("aten::mul", 100, 150, RangeKind::Op, Other);
+  Lowered L = lower(B);
+  EXPECT_EQ(L.Stats.CpuOperatorTasks, 4u);
+  for (const char *Name :
+       {"aten::linear", "aten::relu", "Optimizer.step#AdamW.step", "aten::mul"})
+    EXPECT_NE(find(L.G, Name), NoId) << Name;
+  // The nested operators are not tasks: only the four and markers.
+  size_t Operators = 0;
+  for (TaskId T = 0; T != L.G.numTaskSlots(); ++T)
+    Operators += L.G.task(T).Kind != TaskKind::Marker;
+  EXPECT_EQ(Operators, 4u);
+  TaskId Relu = find(L.G, "aten::relu"), Step = find(L.G, "Optimizer.step#AdamW.step");
+  EXPECT_EQ(L.G.task(Relu).Kind, TaskKind::CpuOp);
+  EXPECT_EQ(L.G.task(Relu).GapNs, 50); // after aten::linear's end at 300
+  EXPECT_EQ(L.G.task(Step).GapNs, 210);
+  EXPECT_EQ(L.G.task(Step).Phase, Phase::Optimizer);
+  ASSERT_EQ(L.G.iterations().size(), 1u);
+  EXPECT_EQ(L.G.iterations()[0].MeasuredNs, 1000);
 }
 
 TEST(LoweringTest, TimesBeyondTwoToTheSixtyTwoAreAnError) {

@@ -29,10 +29,8 @@ argument errors work without it.
 """
 import argparse
 import contextlib
-import gzip
 import json
 import os
-import shutil
 import socket
 import statistics
 import sys
@@ -40,16 +38,8 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def parse_window(text):
-    try:
-        first, last = (int(v) for v in text.split(":"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not FIRST:LAST")
-    if first < 0 or last < first:
-        raise argparse.ArgumentTypeError(f"'{text}': need 0 <= FIRST <= LAST")
-    return first, last
+sys.path.insert(0, os.path.dirname(HERE))
+from torch_profiling import make_profiler, parse_window  # noqa: E402
 
 
 def parse_args(argv):
@@ -101,32 +91,6 @@ def make_optimizer(torch, params, args):
     if args.optimizer == "sgd":
         return torch.optim.SGD(params, lr=args.lr, momentum=0.9, **kwargs)
     return torch.optim.AdamW(params, lr=args.lr, **kwargs)
-
-
-def make_profiler(torch, args, cuda):
-    """torch.profiler keeping the --window iterations: ProfilerStep#N is
-    iteration N because step() is called once at the end of each."""
-    from torch.profiler import ProfilerActivity, profile, schedule
-    first, last = args.window
-    warmup = min(2, first)
-    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
-    out = os.path.abspath(args.profile)
-    json_path = out[:-3] if out.endswith(".gz") else out
-
-    def ready(prof):
-        prof.export_chrome_trace(json_path)
-        if json_path != out:
-            # Compressed here rather than by export_chrome_trace: what it does
-            # with ".gz" has changed between versions.
-            with open(json_path, "rb") as src, gzip.open(out, "wb", compresslevel=6) as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
-            os.remove(json_path)
-
-    return profile(activities=activities,
-                   schedule=schedule(wait=first - warmup, warmup=warmup,
-                                     active=last - first + 1, repeat=1),
-                   on_trace_ready=ready, record_shapes=False, profile_memory=False,
-                   with_stack=False)
 
 
 def summarize_ranges(nvtx, recorder):
@@ -206,7 +170,6 @@ def main(argv=None):
 
     nvtx = recorder = handle = None
     if args.nvtx or args.nvtx_record:
-        sys.path.insert(0, os.path.dirname(HERE))
         import ddtrace_nvtx as nvtx
         if args.nvtx_record:
             recorder = nvtx.RecordingBackend()
@@ -221,7 +184,7 @@ def main(argv=None):
             return torch.autocast(device_type=device.type, dtype=torch.bfloat16)
         return contextlib.nullcontext()
 
-    prof = make_profiler(torch, args, cuda) if args.profile else None
+    prof = make_profiler(args.window, args.profile, cuda) if args.profile else None
     times = []
     sync()
     if prof:

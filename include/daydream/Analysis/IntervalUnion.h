@@ -33,6 +33,10 @@ public:
   /// Sorts and merges \p Intervals; empty ones are dropped and touching ones
   /// ([0,5) and [5,9)) merge.
   explicit IntervalUnion(std::vector<Interval> Intervals);
+  /// Takes \p Merged as the union itself: it must already be sorted, free
+  /// of empty intervals and pairwise apart (not even touching), as
+  /// intervals() is. Saves the copy when the caller merged as it went.
+  static IntervalUnion fromMerged(std::vector<Interval> Merged);
 
   /// The merged intervals, sorted and pairwise disjoint.
   llvm::ArrayRef<Interval> intervals() const { return Merged; }

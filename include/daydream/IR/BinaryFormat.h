@@ -24,6 +24,12 @@ constexpr uint32_t BinaryFormatVersion = 2;
 /// Parses a binary graph whose bytes are \p Bytes (which must stay alive as
 /// long as the graph: strings point into it). Does not run verifyGraph().
 llvm::Expected<Graph> parseBinaryGraph(llvm::StringRef Bytes);
+/// The same, but the graph may keep using the task records where they lie
+/// in \p Bytes (TaskStore.h) instead of copying them: \p Bytes must be
+/// writable memory no one else sees (a private mapping of the file) and
+/// outlive the graph (Graph::holdBuffer()).
+llvm::Expected<Graph>
+parseBinaryGraphInPlace(llvm::MutableArrayRef<char> Bytes);
 
 /// Writes \p G in canonical order. Fails only if \p G has a cycle.
 llvm::Error writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS);

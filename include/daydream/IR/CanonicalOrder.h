@@ -31,6 +31,11 @@ struct CanonicalOrder {
   bool IsIdentity = false;
 };
 
+/// Whether slot order already is the canonical order (every graph read from
+/// a file): every task live, every lane link and edge going to a higher id.
+/// O(V+E) reads, no allocation.
+bool isInCanonicalOrder(const Graph &G);
+
 /// Computes the canonical order. Fails if edges and lane order form a cycle;
 /// the message names the tasks on one cycle.
 llvm::Expected<CanonicalOrder> computeCanonicalOrder(const Graph &G);

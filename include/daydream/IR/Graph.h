@@ -17,6 +17,7 @@
 #define DAYDREAM_IR_GRAPH_H
 
 #include "daydream/IR/StringTable.h"
+#include "daydream/IR/TaskStore.h"
 #include "daydream/IR/Types.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -145,6 +146,15 @@ public:
   void holdBuffer(std::unique_ptr<llvm::MemoryBuffer> Buf) {
     Buffers.push_back(std::move(Buf));
   }
+  /// Appends \p Ts, each at the end of its lane, as addTask() one by one
+  /// would, in one pass and without per-task growth checks. If a task names
+  /// a lane that does not exist, nothing is appended and its index in \p Ts
+  /// is returned; NoId on success.
+  uint32_t appendTasks(llvm::ArrayRef<Task> Ts);
+  /// The same for a graph without tasks yet, but the graph keeps using \p Ts
+  /// where they are (TaskStore.h) until it first adds a task: they must
+  /// outlive it (holdBuffer()) and be writable memory no one else sees.
+  uint32_t adoptTasks(llvm::MutableArrayRef<Task> Ts);
   void addAttrSlot(const TaskAttrs &A) { Attrs.push_back(A); }
   void addNoteRaw(const TaskNote &N) { Notes.push_back(N); }
 
@@ -154,6 +164,8 @@ private:
   void linkBefore(TaskId T, TaskId Pos);
   void unlink(TaskId T);
   TaskId appendSlot(const Task &T);
+  /// Links tasks \p First.. (just added) at the ends of their lanes.
+  void linkNewTasks(TaskId First);
 
   Metadata Meta;
   StringTable Strings;
@@ -162,7 +174,7 @@ private:
   std::vector<Layer> Layers;
   std::vector<Iteration> Iterations;
 
-  std::vector<Task> Tasks;
+  TaskStore Tasks;
   std::vector<TaskId> Prev, Next;
   std::vector<bool> Dead;
   size_t NumDead = 0;

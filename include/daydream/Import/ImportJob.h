@@ -4,8 +4,9 @@
 // importJob() reads them all, checks that they are the ranks of one job,
 // lowers each with the job's common time origin, merges them into one graph
 // whose lanes carry their rank, and matches each collective across the ranks
-// (MatchCollectives.h): what one rank's NCCL kernel waits for is the other
-// ranks reaching the same collective, and only one graph can say that.
+// (MatchCollectives.h) within its process group: what one rank's NCCL
+// kernel waits for is the other members reaching the same collective, and
+// only one graph can say that.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +25,15 @@ struct CollectiveStats {
   uint64_t Members = 0;       ///< NCCL kernels joined to a barrier
   uint64_t SizeMismatches = 0; ///< matched collectives whose ranks recorded
                                ///< different message sizes
+  uint64_t Groups = 0; ///< process groups the traces named (0: the world
+                       ///< only, as in traces without group args)
 };
+
+/// The members of a process group as Kineto writes them in a collective's
+/// "Process Group Ranks" arg: "[0, 1, 2]", sorted on return. Errors on
+/// anything else (no brackets, an empty list, a negative or non-numeric
+/// rank, a rank listed twice), quoting the text.
+llvm::Expected<std::vector<int32_t>> parseGroupRanks(llvm::StringRef Text);
 
 struct JobImportResult {
   /// The job's graph: every rank's lanes (Lane::Rank set), every rank's

@@ -86,6 +86,9 @@ struct LoweringStats {
   uint64_t SplitCalls = 0;            ///< calls split where their work began
   uint64_t OverlappingTasks = 0; ///< tasks overlapping their lane predecessor
   uint64_t CyclesBroken = 0;     ///< edges dropped to break cycles
+  /// A trace with no calls and no GPU work: its outermost CPU operators,
+  /// made the tasks.
+  uint64_t CpuOperatorTasks = 0;
   /// What was dropped to break cycles (the first few).
   std::vector<std::string> CycleNotes;
 };

@@ -91,6 +91,13 @@ struct GpuActivity {
   TaskKind Kind = TaskKind::Kernel;
   bool HasAttrs = false;
   TaskAttrs Attrs;
+  /// A collective's process group as the trace names it (Kineto's
+  /// "Process Group Name", or "Process Group ID" in older traces) and its
+  /// members as written ("[0, 2]"); NoId where not recorded, which means
+  /// the whole world. The lowering keeps both as the kernel's notes
+  /// `group` and `group-ranks`; the job's importer parses and checks them.
+  StrId Group = NoId;
+  StrId GroupRanks = NoId;
 };
 
 /// What a synchronization record (Kineto cuda_sync, CUPTI

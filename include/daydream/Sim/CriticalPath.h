@@ -52,11 +52,13 @@ struct SimResult;
 
 /// One task on the critical path and the time it puts there.
 struct CriticalStep {
-  TaskId Task = NoId;
+  // The 64-bit fields first, so a step takes 24 bytes rather than 32: a path
+  // can hold half of a graph's tasks.
   /// From the end of what made the task ready (or T0) to its start: its gap.
   int64_t GapNs = 0;
   /// Its duration, or 0 if a Sync predecessor ended after it would have.
   int64_t WorkNs = 0;
+  TaskId Task = NoId;
   /// Ended by a Sync predecessor (the next step back) rather than by its own
   /// duration.
   bool Blocked = false;
@@ -78,6 +80,10 @@ struct CriticalPath {
 /// \p G.
 llvm::Expected<CriticalPath>
 findCriticalPath(const Graph &G, const SimResult &R, const CanonicalOrder &C);
+/// The same with \p C null: the order is then computed only if needed; a
+/// graph laid out as a file holds it, with every lane InOrder, needs none.
+llvm::Expected<CriticalPath>
+findCriticalPath(const Graph &G, const SimResult &R, const CanonicalOrder *C);
 
 /// Time on a critical path by category. ByTaskKind and ByLaneKind add up,
 /// with GapNs, to the path's length. ByPhase adds up to it alone: a gap is
@@ -91,6 +97,33 @@ struct CriticalPathBreakdown {
 };
 
 CriticalPathBreakdown breakDown(const Graph &G, const CriticalPath &P);
+
+/// What a critical path adds up to, without the path itself or any slack.
+struct CriticalPathSummary {
+  CriticalPathBreakdown Time;
+  /// Number of steps on the path.
+  uint64_t NumSteps = 0;
+};
+
+/// breakDown() of findCriticalPath()'s path, and its length in steps: what
+/// dd-sim's headline shows. On a graph laid out as a file holds it, with
+/// every lane InOrder, it keeps one task id per task instead of the path and
+/// the slack (a third of the memory, which on a virtual machine is most of
+/// the time); otherwise it finds the whole path. \p C is G's canonical
+/// order, or null to have it computed if needed.
+llvm::Expected<CriticalPathSummary>
+summarizeCriticalPath(const Graph &G, const SimResult &R,
+                      const CanonicalOrder *C);
+
+/// Adds one step of task \p Tk, on a lane of kind \p K, to \p B: what
+/// breakDown() does for every step, for callers that walk the steps anyway.
+inline void addStep(CriticalPathBreakdown &B, const CriticalStep &S,
+                    const Task &Tk, LaneKind K) {
+  B.GapNs += S.GapNs;
+  B.ByTaskKind[unsigned(Tk.Kind)] += S.WorkNs;
+  B.ByPhase[unsigned(Tk.Phase)] += S.GapNs + S.WorkNs;
+  B.ByLaneKind[unsigned(K)] += S.WorkNs;
+}
 
 } // namespace dd
 

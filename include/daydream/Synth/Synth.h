@@ -55,6 +55,12 @@ struct SynthOptions {
   /// Every rank the same program with the same random draws (and no
   /// jitter): a job whose ranks dd-sim simulates once (Sim/Symmetry.h).
   bool IdenticalRanks = false;
+  /// Tensor-parallel degree: 1, or groups of this many consecutive ranks
+  /// that all-reduce each block's activations (transformer only), inside
+  /// data-parallel groups of the ranks with the same place in theirs
+  /// (rank r is in tensor-parallel group r / T and data-parallel group
+  /// r % T). Above 1, every collective names its process group.
+  unsigned TensorParallel = 1;
 };
 
 /// A job resolved from the options: its shape and its graph's size.
@@ -64,6 +70,7 @@ struct JobPlan {
   uint64_t Seed = 1;
   uint32_t JitterPpm = 0;
   bool IdenticalRanks = false;
+  unsigned TensorParallel = 1; ///< SynthOptions::TensorParallel
   /// Tasks of one rank's graph as lowered on its own.
   uint64_t TasksPerRank = 0;
   /// Collective kernels each rank issues over the run.

@@ -58,17 +58,17 @@ struct SimReportInfo {
   const SymmetryReduction *Symmetry = nullptr;
 };
 
-/// Computes the headline figures of \p R, a simulation of \p G whose
-/// canonical order is \p Order (the one the simulation ran in, so that it is
-/// computed once).
 /// Gives \p H, computed on a graph reduced by symmetry, the GPUs of the
 /// ranks left out (their representatives' figures).
 void expandHeadline(const SymmetryReduction &S, const Graph &G,
                     SimHeadline &H);
 
-llvm::Expected<SimHeadline> computeHeadline(const Graph &G,
-                                            const SimResult &R,
-                                            const CanonicalOrder &Order);
+/// Computes the headline figures of \p R, a simulation of \p G whose
+/// canonical order is \p Order (the one the simulation ran in, so that it is
+/// computed once), or null if none was needed: it is then computed only if
+/// the critical path needs it (summarizeCriticalPath()).
+llvm::Expected<SimHeadline> computeHeadline(const Graph &G, const SimResult &R,
+                                            const CanonicalOrder *Order);
 
 void printSimReportText(const Graph &G, const SimResult &R,
                         const SimReportInfo &Info, llvm::raw_ostream &OS);

@@ -1,0 +1,157 @@
+//===- SweepTest.cpp - The sweep engines against the indexed ones ---------===//
+//
+// A graph laid out as a file holds it (every task live, slot order
+// topological, edges sorted by source) is simulated and its critical path
+// found by sweeps over slot order that build no adjacency. The same graph
+// with one dead task appended keeps every id but goes down the indexed
+// paths, so the two must agree exactly, time for time and step for step, on
+// many random graphs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RandomDag.h"
+#include "SimTestUtil.h"
+#include "daydream/IR/BinaryFormat.h"
+#include "daydream/IR/CanonicalOrder.h"
+#include "daydream/Sim/CriticalPath.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+using namespace dd;
+using namespace dd::test;
+
+namespace {
+
+/// \p G as a file holds it. The copy keeps its own bytes alive: its string
+/// table points into them.
+Graph fileCopy(const Graph &G) {
+  std::string Bytes;
+  llvm::raw_string_ostream OS(Bytes);
+  if (llvm::Error E = writeBinaryGraph(G, OS)) {
+    ADD_FAILURE() << llvm::toString(std::move(E));
+    return Graph();
+  }
+  auto Buf = llvm::MemoryBuffer::getMemBufferCopy(OS.str());
+  llvm::Expected<Graph> C = parseBinaryGraph(Buf->getBuffer());
+  if (!C) {
+    ADD_FAILURE() << llvm::toString(C.takeError());
+    return Graph();
+  }
+  C->holdBuffer(std::move(Buf));
+  return std::move(*C);
+}
+
+/// The same graph off the sweep paths: a dead task at the end.
+void addDeadTask(Graph &G) {
+  Task Copy = G.task(0);
+  G.removeTask(G.addTask(Copy));
+}
+
+CriticalPath criticalPath(const Graph &G, const SimResult &R) {
+  llvm::Expected<CanonicalOrder> C = computeCanonicalOrder(G);
+  if (!C) {
+    ADD_FAILURE() << llvm::toString(C.takeError());
+    return {};
+  }
+  llvm::Expected<CriticalPath> P = findCriticalPath(G, R, *C);
+  if (!P) {
+    ADD_FAILURE() << llvm::toString(P.takeError());
+    return {};
+  }
+  return std::move(*P);
+}
+
+/// summarizeCriticalPath(), with and without an order, against the
+/// breakdown of the whole path.
+void expectSummaryOfPath(const Graph &G, const SimResult &R) {
+  CriticalPath P = criticalPath(G, R);
+  CriticalPathBreakdown B = breakDown(G, P);
+  llvm::Expected<CanonicalOrder> C = computeCanonicalOrder(G);
+  ASSERT_TRUE(bool(C));
+  const CanonicalOrder *Given = &*C;
+  for (const CanonicalOrder *Order : {Given, (const CanonicalOrder *)nullptr}) {
+    llvm::Expected<CriticalPathSummary> S = summarizeCriticalPath(G, R, Order);
+    ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+    EXPECT_EQ(S->NumSteps, P.Steps.size());
+    EXPECT_EQ(S->Time.GapNs, B.GapNs);
+    for (unsigned K = 0; K != NumTaskKinds; ++K)
+      EXPECT_EQ(S->Time.ByTaskKind[K], B.ByTaskKind[K]);
+    for (unsigned K = 0; K != NumPhases; ++K)
+      EXPECT_EQ(S->Time.ByPhase[K], B.ByPhase[K]);
+    for (unsigned K = 0; K != NumLaneKinds; ++K)
+      EXPECT_EQ(S->Time.ByLaneKind[K], B.ByLaneKind[K]);
+  }
+}
+
+TEST(SweepTest, MatchesIndexedEnginesOnRandomDags) {
+  for (uint32_t Seed = 0; Seed != 200; ++Seed) {
+    SCOPED_TRACE("seed " + std::to_string(Seed));
+    RandomDag D = makeRandomDag(Seed, /*PriorityLanes=*/false);
+    Graph Fast = fileCopy(D.G);
+    Graph Slow = fileCopy(D.G);
+    addDeadTask(Slow);
+    const size_t N = Fast.numTaskSlots();
+    ASSERT_EQ(Slow.numTasks(), N);
+
+    SimResult RF = sim(Fast), RS = sim(Slow);
+    ASSERT_EQ(RF.Start.size(), N);
+    for (TaskId T = 0; T != N; ++T)
+      EXPECT_TIMES(RF, T, RS.Start[T], RS.End[T]);
+    EXPECT_EQ(RF.OriginNs, RS.OriginNs);
+    EXPECT_EQ(RF.MakespanNs, RS.MakespanNs);
+    ASSERT_EQ(RF.Iterations.size(), RS.Iterations.size());
+    for (size_t I = 0; I != RF.Iterations.size(); ++I) {
+      EXPECT_EQ(RF.Iterations[I].PredictedStartNs,
+                RS.Iterations[I].PredictedStartNs);
+      EXPECT_EQ(RF.Iterations[I].PredictedNs, RS.Iterations[I].PredictedNs);
+    }
+    // The order handed in is the identity here, which the sweep may use.
+    llvm::Expected<CanonicalOrder> C = computeCanonicalOrder(Fast);
+    ASSERT_TRUE(bool(C));
+    EXPECT_TRUE(C->IsIdentity);
+    SimOptions WithOrder;
+    WithOrder.Order = &C->Order;
+    SimResult RO = sim(Fast, WithOrder);
+    EXPECT_EQ(RO.End, RF.End);
+
+    CriticalPath PF = criticalPath(Fast, RF), PS = criticalPath(Slow, RS);
+    ASSERT_EQ(PF.Steps.size(), PS.Steps.size());
+    for (size_t I = 0; I != PF.Steps.size(); ++I) {
+      EXPECT_EQ(PF.Steps[I].Task, PS.Steps[I].Task) << "step " << I;
+      EXPECT_EQ(PF.Steps[I].GapNs, PS.Steps[I].GapNs) << "step " << I;
+      EXPECT_EQ(PF.Steps[I].WorkNs, PS.Steps[I].WorkNs) << "step " << I;
+      EXPECT_EQ(PF.Steps[I].Blocked, PS.Steps[I].Blocked) << "step " << I;
+    }
+    for (TaskId T = 0; T != N; ++T)
+      EXPECT_EQ(PF.SlackNs[T], PS.SlackNs[T]) << "slack of task " << T;
+
+    // Without an order: none is needed on Fast, one is computed for Slow.
+    for (const Graph *G : {&Fast, &Slow}) {
+      const CriticalPath &With = G == &Fast ? PF : PS;
+      llvm::Expected<CriticalPath> Without =
+          findCriticalPath(*G, G == &Fast ? RF : RS, nullptr);
+      ASSERT_TRUE(bool(Without)) << llvm::toString(Without.takeError());
+      EXPECT_EQ(Without->SlackNs, With.SlackNs);
+      ASSERT_EQ(Without->Steps.size(), With.Steps.size());
+      for (size_t I = 0; I != With.Steps.size(); ++I)
+        EXPECT_EQ(Without->Steps[I].Task, With.Steps[I].Task);
+    }
+
+    // The summary keeps no path, but adds up to the same.
+    for (const Graph *G : {&Fast, &Slow})
+      expectSummaryOfPath(*G, G == &Fast ? RF : RS);
+  }
+}
+
+// With priority lanes the summary is the whole path's breakdown.
+TEST(SweepTest, SummaryWithPriorityLanes) {
+  for (uint32_t Seed = 0; Seed != 50; ++Seed) {
+    SCOPED_TRACE("seed " + std::to_string(Seed));
+    Graph G = fileCopy(makeRandomDag(Seed, /*PriorityLanes=*/true).G);
+    expectSummaryOfPath(G, sim(G));
+  }
+}
+
+} // namespace
