@@ -204,6 +204,12 @@ public:
   /// top-level key that may come after traceEvents).
   void finish(llvm::Optional<int64_t> BaseTimeNs);
 
+  /// A process group's members as distributedInfo.pg_config lists them
+  /// ("[0, 2]"), for kernels that name the group but not its members.
+  void addGroupMembers(llvm::StringRef Group, llvm::StringRef Ranks) {
+    GroupMembers[Names.intern(Group)] = Names.intern(Ranks);
+  }
+
 private:
   void addCpuRange(const KinetoEvent &E);
   void addApiCall(const KinetoEvent &E);
@@ -214,12 +220,16 @@ private:
   /// Gives collective kernels without group or size args those of the
   /// record_param_comms op around their launch.
   void applyCommOps();
+  /// Gives collective kernels that name a group but not its members the
+  /// members pg_config lists.
+  void applyGroupMembers();
   bool cpuThread(const KinetoEvent &E, uint32_t &Thread);
   bool interval(const KinetoEvent &E, int64_t &Start, int64_t &End);
 
   TraceModel &Model;
   const KinetoOptions &Opts;
   NameCache Names;
+  llvm::DenseMap<StrId, StrId> GroupMembers;
   /// classifyApi() by name id, which is worth remembering: runtime calls are
   /// a third of all events and use a few dozen names. 0xff: not yet known.
   std::vector<uint8_t> ApiKinds;

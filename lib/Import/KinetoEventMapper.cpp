@@ -428,8 +428,21 @@ void EventMapper::addMetadata(const KinetoEvent &E) {
   ThreadNames[{E.Pid.Value, E.Tid.Value}] = Model.Strings.intern(Name);
 }
 
+void EventMapper::applyGroupMembers() {
+  if (GroupMembers.empty())
+    return;
+  for (GpuActivity &A : Model.Activities) {
+    if (A.Group == NoId || A.GroupRanks != NoId)
+      continue;
+    auto It = GroupMembers.find(A.Group);
+    if (It != GroupMembers.end())
+      A.GroupRanks = It->second;
+  }
+}
+
 void EventMapper::finish(llvm::Optional<int64_t> BaseTimeNs) {
   applyCommOps();
+  applyGroupMembers();
   // GPU metadata uses (pid, tid) = (device, stream), so one map names both;
   // a name for a thread or stream no event used is dropped.
   for (ThreadInfo &T : Model.Threads) {

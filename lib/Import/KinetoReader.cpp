@@ -109,6 +109,7 @@ private:
   error_code walkEvents(od::array &Events);
   error_code readDevices(od::value &V);
   error_code readDistributedInfo(od::value &V);
+  error_code readGroupConfig(od::value &V);
   error_code walkPiece(od::parser &Parser, llvm::StringRef Events);
   void reserveLikeStart(size_t Done, size_t Total);
   void reportProgress(od::document &Doc);
@@ -254,6 +255,8 @@ error_code KinetoWalker::readDistributedInfo(od::value &V) {
         }
         if (Key == "world_size")
           return readInt(FV, WorldSize, Found);
+        if (Key == "pg_config")
+          return readGroupConfig(FV);
         return SUCCESS;
       });
   if (Err)
@@ -264,6 +267,68 @@ error_code KinetoWalker::readDistributedInfo(od::value &V) {
     Model.Meta.Ranks.push_back(
         RankInfo{int32_t(std::clamp<int64_t>(Rank, INT32_MIN, INT32_MAX)),
                  int32_t(std::clamp<int64_t>(WorldSize, 0, INT32_MAX)), ""});
+  return SUCCESS;
+}
+
+/// distributedInfo.pg_config: [{"pg_name": "0", "ranks": [0, 1], ...}]. Each
+/// group's members, written as the kernels' "Process Group Ranks" are, go
+/// to the mapper; entries without a name or a list of ranks are skipped.
+error_code KinetoWalker::readGroupConfig(od::value &V) {
+  od::array A;
+  bool Found = false;
+  if (error_code Err = readArray(V, A, Found); Err || !Found)
+    return Err;
+  for (auto ElOr : A) {
+    if (error_code Err = ElOr.error())
+      return Err;
+    od::value El = ElOr.value_unsafe();
+    od::object Obj;
+    if (error_code Err = readObject(El, Obj, Found))
+      return Err;
+    if (!Found)
+      continue;
+    std::string Name, Ranks;
+    bool HasRanks = false;
+    error_code Err =
+        forEachField(Obj, [&](StringRef Key, od::value &FV) -> error_code {
+          bool Got = false;
+          if (Key == "pg_name") {
+            StringRef S;
+            if (error_code Err = readString(FV, S, Got))
+              return Err;
+            if (Got)
+              Name = S.str();
+            return SUCCESS;
+          }
+          if (Key != "ranks")
+            return SUCCESS;
+          od::array RA;
+          if (error_code Err = readArray(FV, RA, Got); Err || !Got)
+            return Err;
+          HasRanks = true;
+          Ranks = "[";
+          for (auto ROr : RA) {
+            if (error_code Err = ROr.error())
+              return Err;
+            od::value RV = ROr.value_unsafe();
+            int64_t R = 0;
+            bool IsInt = false;
+            if (error_code Err = readInt(RV, R, IsInt))
+              return Err;
+            if (!IsInt) { // not a rank: let the job's check say so
+              Ranks += Ranks.size() > 1 ? ", ?" : "?";
+              continue;
+            }
+            Ranks += (Ranks.size() > 1 ? ", " : "") + std::to_string(R);
+          }
+          Ranks += "]";
+          return SUCCESS;
+        });
+    if (Err)
+      return Err;
+    if (!Name.empty() && HasRanks)
+      Mapper.addGroupMembers(Name, Ranks);
+  }
   return SUCCESS;
 }
 
