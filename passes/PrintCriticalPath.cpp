@@ -128,20 +128,10 @@ public:
     auto Policy = createSchedulingPolicy(O.Policy);
     if (!Policy)
       return Policy.takeError();
-    // A cached order is shared, and one is computed (and cached) for a
-    // graph a pass reordered. A graph in canonical order, as read, needs
-    // none: the simulator and the critical path sweep its slot order, and
-    // the order's two arrays would cost more than the replay.
-    const CanonicalOrder *Order = nullptr;
-    auto *Topo = AM.getCachedResult<TopologicalOrderAnalysis>();
-    if (!Topo && !isInCanonicalOrder(G))
-      Topo = &AM.getResult<TopologicalOrderAnalysis>(G);
-    if (Topo) {
-      if (!Topo->Error.empty())
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       Topo->Error);
-      Order = &Topo->Order;
-    }
+    llvm::Expected<const CanonicalOrder *> OrderOr = orderForSimulation(G, AM);
+    if (!OrderOr)
+      return OrderOr.takeError();
+    const CanonicalOrder *Order = *OrderOr;
     SimOptions SO;
     SO.Order = Order ? &Order->Order : nullptr;
     SO.Policy = Policy->get();

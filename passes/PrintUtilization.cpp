@@ -72,18 +72,12 @@ public:
   explicit PrintUtilization(PrintUtilizationOptions O) : O(O) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
-    // As print<critical-path>: an order only if cached or needed, since a
-    // graph in canonical order (as read) is simulated without one.
+    llvm::Expected<const CanonicalOrder *> Order = orderForSimulation(G, AM);
+    if (!Order)
+      return Order.takeError();
     SimOptions SO;
-    auto *Topo = AM.getCachedResult<TopologicalOrderAnalysis>();
-    if (!Topo && !isInCanonicalOrder(G))
-      Topo = &AM.getResult<TopologicalOrderAnalysis>(G);
-    if (Topo) {
-      if (!Topo->Error.empty())
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       Topo->Error);
-      SO.Order = &Topo->Order.Order;
-    }
+    if (*Order)
+      SO.Order = &(*Order)->Order;
     llvm::Expected<SimResult> R = simulate(G, SO);
     if (!R)
       return R.takeError();

@@ -19,3 +19,15 @@ TopologicalOrderAnalysis::run(Graph &G, AnalysisManager &) {
     R.Error = llvm::toString(Order.takeError());
   return R;
 }
+
+llvm::Expected<const CanonicalOrder *>
+dd::orderForSimulation(Graph &G, AnalysisManager &AM) {
+  auto *Topo = AM.getCachedResult<TopologicalOrderAnalysis>();
+  if (!Topo && !isInCanonicalOrder(G))
+    Topo = &AM.getResult<TopologicalOrderAnalysis>(G);
+  if (!Topo)
+    return nullptr;
+  if (!Topo->Error.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), Topo->Error);
+  return &Topo->Order;
+}

@@ -194,8 +194,8 @@ void EventMapper::addCpuRange(const KinetoEvent &E) {
   // kernels that do not carry them (applyCommOps()).
   if (E.Cat == Category::CpuOp && E.Args.Present &&
       E.Name == "record_param_comms") {
-    CommOp Op{R.Thread, R.StartNs, R.EndNs, NoId, NoId,
-              collectiveBytes(E.Args)};
+    CommOp Op{R.Thread, R.StartNs, R.EndNs,
+              NoId,     NoId,      collectiveBytes(E.Args)};
     if (E.Args.has(EventArgs::GroupName))
       Op.Group = Names.intern(E.Args.GroupNameV);
     else if (E.Args.has(EventArgs::GroupId))
@@ -210,11 +210,10 @@ void EventMapper::addCpuRange(const KinetoEvent &E) {
 void EventMapper::applyCommOps() {
   if (CommOps.empty())
     return;
-  std::sort(CommOps.begin(), CommOps.end(),
-            [](const CommOp &A, const CommOp &B) {
-              return std::tie(A.Thread, A.StartNs) <
-                     std::tie(B.Thread, B.StartNs);
-            });
+  std::sort(
+      CommOps.begin(), CommOps.end(), [](const CommOp &A, const CommOp &B) {
+        return std::tie(A.Thread, A.StartNs) < std::tie(B.Thread, B.StartNs);
+      });
   llvm::DenseMap<uint32_t, uint32_t> CallOf;
   for (uint32_t I = 0; I != Model.Calls.size(); ++I)
     if (Model.Calls[I].Correlation)

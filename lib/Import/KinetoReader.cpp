@@ -190,21 +190,33 @@ error_code KinetoWalker::walkEvents(od::array &Events) {
   return SUCCESS;
 }
 
-error_code KinetoWalker::readDevices(od::value &V) {
+/// Calls \p Each(object) for every object in the array \p V (other elements
+/// are skipped); \p IsArray says whether \p V was an array at all.
+template <typename EachFn>
+static error_code forEachObject(od::value &V, bool &IsArray, EachFn Each) {
   od::array A;
-  bool Found = false;
-  if (error_code Err = readArray(V, A, Found); Err || !Found)
+  if (error_code Err = readArray(V, A, IsArray); Err || !IsArray)
     return Err;
-  Model.Meta.Devices.clear();
   for (auto ElOr : A) {
     if (error_code Err = ElOr.error())
       return Err;
     od::value El = ElOr.value_unsafe();
     od::object Obj;
+    bool Found = false;
     if (error_code Err = readObject(El, Obj, Found))
       return Err;
     if (!Found)
       continue;
+    if (error_code Err = Each(Obj))
+      return Err;
+  }
+  return SUCCESS;
+}
+
+error_code KinetoWalker::readDevices(od::value &V) {
+  std::vector<Device> Devices;
+  bool IsArray = false;
+  error_code Err = forEachObject(V, IsArray, [&](od::object &Obj) {
     Device D;
     error_code Err =
         forEachField(Obj, [&D](StringRef Key, od::value &FV) -> error_code {
@@ -231,11 +243,12 @@ error_code KinetoWalker::readDevices(od::value &V) {
             D.MemoryBytes = uint64_t(std::max<int64_t>(N, 0));
           return SUCCESS;
         });
-    if (Err)
-      return Err;
-    Model.Meta.Devices.push_back(std::move(D));
-  }
-  return SUCCESS;
+    Devices.push_back(std::move(D));
+    return Err;
+  });
+  if (!Err && IsArray)
+    Model.Meta.Devices = std::move(Devices);
+  return Err;
 }
 
 error_code KinetoWalker::readDistributedInfo(od::value &V) {
@@ -274,19 +287,8 @@ error_code KinetoWalker::readDistributedInfo(od::value &V) {
 /// group's members, written as the kernels' "Process Group Ranks" are, go
 /// to the mapper; entries without a name or a list of ranks are skipped.
 error_code KinetoWalker::readGroupConfig(od::value &V) {
-  od::array A;
-  bool Found = false;
-  if (error_code Err = readArray(V, A, Found); Err || !Found)
-    return Err;
-  for (auto ElOr : A) {
-    if (error_code Err = ElOr.error())
-      return Err;
-    od::value El = ElOr.value_unsafe();
-    od::object Obj;
-    if (error_code Err = readObject(El, Obj, Found))
-      return Err;
-    if (!Found)
-      continue;
+  bool IsArray = false;
+  return forEachObject(V, IsArray, [&](od::object &Obj) {
     std::string Name, Ranks;
     bool HasRanks = false;
     error_code Err =
@@ -324,12 +326,10 @@ error_code KinetoWalker::readGroupConfig(od::value &V) {
           Ranks += "]";
           return SUCCESS;
         });
-    if (Err)
-      return Err;
-    if (!Name.empty() && HasRanks)
+    if (!Err && !Name.empty() && HasRanks)
       Mapper.addGroupMembers(Name, Ranks);
-  }
-  return SUCCESS;
+    return Err;
+  });
 }
 
 /// Walks the root: a bare array of events, or an object whose traceEvents

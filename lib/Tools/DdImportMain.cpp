@@ -20,8 +20,6 @@
 
 #include <chrono>
 
-
-
 using namespace dd;
 using namespace dd::import;
 namespace cl = llvm::cl;
@@ -34,7 +32,7 @@ struct Options {
   cl::OptionCategory Category{"dd-import options"};
   cl::list<std::string> Inputs{cl::Positional,
                                cl::desc("<trace> (several: one per rank of "
-                               "a job, imported as one graph)"),
+                                        "a job, imported as one graph)"),
                                cl::OneOrMore, cl::cat(Category)};
   cl::opt<std::string> Output{"o", cl::desc("Output file ('-' for stdout)"),
                               cl::value_desc("file"), cl::init("-"),
@@ -141,8 +139,8 @@ int importJobMain(const Options &Opt, const ImportOptions &IO,
     return 0;
   for (size_t I = 0; I != Job->Ranks.size(); ++I) {
     const ImportResult &R = Job->Ranks[I];
-    printSummary(R.Name + " (rank " + std::to_string(Job->RankIds[I]) + ")",
-                 R, R.LoadSeconds + R.ReadSeconds + R.LowerSeconds, 0);
+    printSummary(R.Name + " (rank " + std::to_string(Job->RankIds[I]) + ")", R,
+                 R.LoadSeconds + R.ReadSeconds + R.LowerSeconds, 0);
   }
   const CollectiveStats &C = Job->Collectives;
   llvm::errs() << Tool << ": job of " << Job->Ranks.size()
@@ -174,7 +172,8 @@ int dd::ddImportMain(int Argc, char **Argv) {
           "dd-import: lower a GPU trace to a .ddir graph\n\n"
           "  dd-import trace.pt.trace.json.gz -o trace.ddir\n"
           "  dd-import profile.sqlite | dd-sim\n"
-          "  dd-import rank*.json.gz -o job.ddir   (one graph for all ranks)\n"))
+          "  dd-import rank*.json.gz -o job.ddir   (one graph for all "
+          "ranks)\n"))
     return 1;
   if (llvm::Error E = checkBinaryOutputAllowed(Opt.Output, Opt.Text, Opt.Force))
     return reportError(Tool, std::move(E));

@@ -326,7 +326,8 @@ TEST(LoweringTest, CpuOnlyTraceLowersItsOutermostOperators) {
   for (TaskId T = 0; T != L.G.numTaskSlots(); ++T)
     Operators += L.G.task(T).Kind != TaskKind::Marker;
   EXPECT_EQ(Operators, 4u);
-  TaskId Relu = find(L.G, "aten::relu"), Step = find(L.G, "Optimizer.step#AdamW.step");
+  TaskId Relu = find(L.G, "aten::relu"),
+         Step = find(L.G, "Optimizer.step#AdamW.step");
   EXPECT_EQ(L.G.task(Relu).Kind, TaskKind::CpuOp);
   EXPECT_EQ(L.G.task(Relu).GapNs, 50); // after aten::linear's end at 300
   EXPECT_EQ(L.G.task(Step).GapNs, 210);

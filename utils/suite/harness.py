@@ -320,3 +320,51 @@ def lengths_of(ctx, iterations, median_full, median_tiny, max_full, max_tiny, si
     return [(a, b) for a, b, _ in bucketed_batches(
         random.Random(ctx.args.seed), iterations * batch, batch,
         ctx.pick(median_full, median_tiny), sigma, 2, ctx.pick(max_full, max_tiny))]
+
+
+def image_classification(ctx, model, size, classes, loss):
+    """The Workload of an image classifier: random size x size images and
+    labels; loss(output, labels) is the model's loss."""
+    torch = ctx.torch
+    opt = ctx.optimizer(model.parameters())
+    fwd = maybe_compile(ctx, model)
+
+    def batch(i):
+        g = ctx.generator(i)
+        n = ctx.args.batch_size
+        return (torch.randn(n, 3, size, size, generator=g),
+                torch.randint(0, classes, (n,), generator=g))
+
+    def train(b):
+        x, y = b
+        with ctx.forward(), ctx.autocast():
+            out = loss(fwd(x), y)
+        return ctx.step(opt, out)
+
+    return Workload([("", model, opt)], batch, train)
+
+
+def translation(ctx, model, vocab, lengths):
+    """The Workload of a translation model(src, tgt_in) -> logits: random
+    token batches of each iteration's (source, target) lengths, teacher
+    forcing, label cross-entropy."""
+    torch = ctx.torch
+    opt = ctx.optimizer(model.parameters())
+    fwd = maybe_compile(ctx, model)
+
+    def batch(i):
+        g = ctx.generator(i)
+        n, (s, t) = ctx.args.batch_size, lengths[i]
+        return (torch.randint(0, vocab, (n, s), generator=g),
+                torch.randint(0, vocab, (n, t + 1), generator=g))
+
+    def train(b):
+        src, tgt = b
+        with ctx.forward(), ctx.autocast():
+            logits = fwd(src, tgt[:, :-1])
+            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, vocab),
+                                                     tgt[:, 1:].reshape(-1))
+        return ctx.step(opt, loss)
+
+    return Workload([("", model, opt)], batch, train,
+                    lambda i: {"seq_len": lengths[i][0], "seq_len2": lengths[i][1]})

@@ -23,26 +23,13 @@ def build(ctx):
     size, classes, aux = ctx.pick(299, 75), ctx.pick(1000, 10), not ctx.tiny
     model = torchvision.models.inception_v3(weights=None, num_classes=classes,
                                             aux_logits=aux, init_weights=False)
-    opt = ctx.optimizer(model.parameters())
-    fwd = harness.maybe_compile(ctx, model)
 
-    def batch(i):
-        g = ctx.generator(i)
-        n = ctx.args.batch_size
-        return (torch.randn(n, 3, size, size, generator=g),
-                torch.randint(0, classes, (n,), generator=g))
+    def loss(out, y):
+        if not aux:
+            return F.cross_entropy(out, y)
+        return F.cross_entropy(out.logits, y) + 0.4 * F.cross_entropy(out.aux_logits, y)
 
-    def train(b):
-        x, y = b
-        with ctx.forward(), ctx.autocast():
-            out = fwd(x)
-            if aux:
-                loss = F.cross_entropy(out.logits, y) + 0.4 * F.cross_entropy(out.aux_logits, y)
-            else:
-                loss = F.cross_entropy(out, y)
-        return ctx.step(opt, loss)
-
-    return harness.Workload([("", model, opt)], batch, train)
+    return harness.image_classification(ctx, model, size, classes, loss)
 
 
 if __name__ == "__main__":

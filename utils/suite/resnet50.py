@@ -17,22 +17,8 @@ def build(ctx):
     torch = ctx.torch
     size, classes = ctx.pick(224, 32), ctx.pick(1000, 10)
     model = torchvision.models.resnet50(weights=None, num_classes=classes)
-    opt = ctx.optimizer(model.parameters())
-    fwd = harness.maybe_compile(ctx, model)
-
-    def batch(i):
-        g = ctx.generator(i)
-        n = ctx.args.batch_size
-        return (torch.randn(n, 3, size, size, generator=g),
-                torch.randint(0, classes, (n,), generator=g))
-
-    def train(b):
-        x, y = b
-        with ctx.forward(), ctx.autocast():
-            loss = torch.nn.functional.cross_entropy(fwd(x), y)
-        return ctx.step(opt, loss)
-
-    return harness.Workload([("", model, opt)], batch, train)
+    return harness.image_classification(ctx, model, size, classes,
+                                        torch.nn.functional.cross_entropy)
 
 
 if __name__ == "__main__":

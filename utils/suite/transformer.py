@@ -41,25 +41,7 @@ def build(ctx):
             h = self.transformer(self.tokens(src), self.tokens(tgt_in), tgt_mask=mask)
             return self.out(h)
 
-    model = Translator()
-    opt = ctx.optimizer(model.parameters())
-    fwd = harness.maybe_compile(ctx, model)
-
-    def batch(i):
-        g = ctx.generator(i)
-        n, (s, t) = ctx.args.batch_size, lengths[i]
-        return (torch.randint(0, vocab, (n, s), generator=g),
-                torch.randint(0, vocab, (n, t + 1), generator=g))
-
-    def train(b):
-        src, tgt = b
-        with ctx.forward(), ctx.autocast():
-            logits = fwd(src, tgt[:, :-1])
-            loss = nn.functional.cross_entropy(logits.reshape(-1, vocab), tgt[:, 1:].reshape(-1))
-        return ctx.step(opt, loss)
-
-    return harness.Workload([("", model, opt)], batch, train,
-                            lambda i: {"seq_len": lengths[i][0], "seq_len2": lengths[i][1]})
+    return harness.translation(ctx, Translator(), vocab, lengths)
 
 
 if __name__ == "__main__":

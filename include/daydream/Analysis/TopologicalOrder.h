@@ -33,6 +33,14 @@ template <> struct AnalysisSetOf<TopologicalOrderAnalysis> {
   static AnalysisSetKey *get() { return StructureAnalyses::ID(); }
 };
 
+/// The order a simulation of \p G needs: the cached one if there is one, a
+/// new (cached) one for a graph a pass reordered, and null for a graph in
+/// canonical order, as read, which the simulator and the critical path
+/// sweep in slot order (the order's arrays would cost more than the
+/// replay). An error if the graph has a cycle.
+llvm::Expected<const CanonicalOrder *> orderForSimulation(Graph &G,
+                                                          AnalysisManager &AM);
+
 } // namespace dd
 
 #endif // DAYDREAM_ANALYSIS_TOPOLOGICALORDER_H
