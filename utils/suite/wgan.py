@@ -17,6 +17,11 @@ CRITIC_STEPS = 5
 def build(ctx):
     torch = ctx.torch
     nn = torch.nn
+    if ctx.args.compile:
+        # The gradient penalty differentiates the critic's gradient, and
+        # torch.compile's AOT autograd refuses double backward.
+        raise harness.Unsupported("--compile: torch.compile does not support the double "
+                                  "backward of WGAN-GP's gradient penalty")
     z_dim, width = ctx.pick(128, 16), ctx.pick(64, 8)
     size = ctx.pick(64, 16)
     ups = {64: 4, 16: 2}[size]
