@@ -21,20 +21,6 @@ using namespace dd::test;
 
 namespace {
 
-CriticalPath criticalPath(const Graph &G, const SimResult &R) {
-  llvm::Expected<CanonicalOrder> C = computeCanonicalOrder(G);
-  if (!C) {
-    ADD_FAILURE() << llvm::toString(C.takeError());
-    return {};
-  }
-  llvm::Expected<CriticalPath> P = findCriticalPath(G, R, *C);
-  if (!P) {
-    ADD_FAILURE() << llvm::toString(P.takeError());
-    return {};
-  }
-  return std::move(*P);
-}
-
 void expectPathFitsModel(const Graph &G, const SimResult &R,
                          const CriticalPath &P) {
   ASSERT_EQ(P.SlackNs.size(), G.numTaskSlots());

@@ -49,20 +49,6 @@ void addDeadTask(Graph &G) {
   G.removeTask(G.addTask(Copy));
 }
 
-CriticalPath criticalPath(const Graph &G, const SimResult &R) {
-  llvm::Expected<CanonicalOrder> C = computeCanonicalOrder(G);
-  if (!C) {
-    ADD_FAILURE() << llvm::toString(C.takeError());
-    return {};
-  }
-  llvm::Expected<CriticalPath> P = findCriticalPath(G, R, *C);
-  if (!P) {
-    ADD_FAILURE() << llvm::toString(P.takeError());
-    return {};
-  }
-  return std::move(*P);
-}
-
 /// summarizeCriticalPath(), with and without an order, against the
 /// breakdown of the whole path.
 void expectSummaryOfPath(const Graph &G, const SimResult &R) {
