@@ -12,7 +12,11 @@
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/ddir_generated.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
+#include <cstring>
+#include <memory>
 #include <unordered_map>
 
 using namespace dd;
@@ -58,21 +62,92 @@ private:
   size_t Bytes = 0;
 };
 
-/// A FlatBufferBuilder that lets a vector of structs be written in place,
-/// laid out as CreateVectorOfStructs lays it out, so that the task array
-/// (most of the file) is never built twice.
-class OutputBuilder : public flatbuffers::FlatBufferBuilder {
+/// Where the arrays that grow with the graph (tasks, edges, memory events)
+/// lie in the part of the file after the FlatBuffers-built head. They are
+/// streamed out a chunk at a time after the head rather than built in the
+/// builder's buffer: a buffer as large as the file, zeroed by the kernel page
+/// by page and then copied into the page cache, was most of the cost of
+/// writing a large graph and half of the writer's memory.
+class TailLayout {
+public:
+  /// Places a vector of \p Length elements of \p Size bytes aligned to
+  /// \p Align, as FlatBuffers lays vectors out (a 32-bit length just before
+  /// the elements), and returns the offset of its length from the tail's start.
+  uint64_t add(uint64_t Length, size_t Size, size_t Align) {
+    size_t A = std::max<size_t>(Align, sizeof(flatbuffers::uoffset_t));
+    uint64_t At = llvm::alignTo(End, sizeof(flatbuffers::uoffset_t));
+    while ((At + sizeof(flatbuffers::uoffset_t)) % A)
+      At += sizeof(flatbuffers::uoffset_t);
+    End = At + sizeof(flatbuffers::uoffset_t) + Length * Size;
+    return At;
+  }
+  uint64_t size() const { return End; }
+
+private:
+  uint64_t End = 0;
+};
+
+/// A FlatBufferBuilder for the head: everything but the tail's arrays, to
+/// which its table fields refer forward, past the head's end.
+class HeadBuilder : public flatbuffers::FlatBufferBuilder {
 public:
   using FlatBufferBuilder::FlatBufferBuilder;
 
-  template <typename T>
-  flatbuffers::Offset<flatbuffers::Vector<const T *>>
-  createUninitializedStructs(size_t Len, T **Out) {
-    StartVector(Len * sizeof(T) / flatbuffers::AlignOf<T>(),
-                flatbuffers::AlignOf<T>());
-    *Out = reinterpret_cast<T *>(buf_.make_space(Len * sizeof(T)));
-    return flatbuffers::Offset<flatbuffers::Vector<const T *>>(EndVector(Len));
+  /// Adds table field \p Field referring to the vector at \p TailAt in the
+  /// tail. A FlatBuffers offset counts from the field to its target; the
+  /// field lands GetSize() + 4 bytes before the head's end (sizes count from
+  /// the end, the builder writing backwards), and the target lies TailAt
+  /// bytes after it.
+  void addTailOffset(flatbuffers::voffset_t Field, uint64_t TailAt) {
+    Align(sizeof(flatbuffers::uoffset_t));
+    AddElement<flatbuffers::uoffset_t>(
+        Field, static_cast<flatbuffers::uoffset_t>(
+                   GetSize() + sizeof(flatbuffers::uoffset_t) + TailAt));
   }
+
+  /// Makes the head's size a multiple of 8, so that the tail, which follows
+  /// it, starts aligned for its 64-bit fields.
+  void alignEndForTail() { TrackMinAlign(8); }
+};
+
+/// Writes the tail's vectors in order through a chunk buffer.
+class TailWriter {
+public:
+  explicit TailWriter(llvm::raw_ostream &OS)
+      : OS(OS), Chunk(std::make_unique<char[]>(Cap)) {}
+  ~TailWriter() { flush(); }
+
+  /// Writes the padding and the length of a vector placed at \p At by
+  /// TailLayout::add() with the same \p Length; its elements follow.
+  void startVector(uint64_t At, uint64_t Length) {
+    static const char Zeros[8] = {};
+    append(Zeros, At - (Written + Used));
+    auto L = static_cast<flatbuffers::uoffset_t>(Length);
+    append(&L, sizeof(L));
+  }
+
+  template <typename T> void push(const T &Element) {
+    append(&Element, sizeof(T));
+  }
+
+private:
+  void append(const void *P, size_t N) {
+    if (Used + N > Cap)
+      flush();
+    std::memcpy(Chunk.get() + Used, P, N);
+    Used += N;
+  }
+  void flush() {
+    OS.write(Chunk.get(), Used);
+    Written += Used;
+    Used = 0;
+  }
+
+  static constexpr size_t Cap = 1 << 20;
+  llvm::raw_ostream &OS;
+  std::unique_ptr<char[]> Chunk;
+  size_t Used = 0;
+  uint64_t Written = 0;
 };
 
 flatbuffers::Offset<fb::Metadata>
@@ -163,42 +238,76 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
     Mem.emplace_back(E.TimeNs, E.Bytes, E.TotalAllocated, E.TotalReserved,
                      E.Address, E.Lane, E.Device);
 
-  OutputBuilder B(1024 + C.Order.size() * sizeof(fb::Task) +
-                  Edges.size() * 9 + Mem.size() * sizeof(fb::MemoryEvent) +
-                  Attrs.size() * sizeof(fb::TaskAttrs) + Str.bytes());
+  // The tail's layout first: the head refers to it.
+  TailLayout Tail;
+  uint64_t TasksAt = Tail.add(C.Order.size(), sizeof(fb::Task),
+                              flatbuffers::AlignOf<fb::Task>());
+  uint64_t SrcAt = Tail.add(Edges.size(), sizeof(uint32_t), sizeof(uint32_t));
+  uint64_t DstAt = Tail.add(Edges.size(), sizeof(uint32_t), sizeof(uint32_t));
+  uint64_t KindAt = Tail.add(Edges.size(), 1, 1);
+  uint64_t MemAt = Tail.add(Mem.size(), sizeof(fb::MemoryEvent),
+                            flatbuffers::AlignOf<fb::MemoryEvent>());
+
+  HeadBuilder B(4096 + Attrs.size() * sizeof(fb::TaskAttrs) +
+                Notes.size() * sizeof(fb::TaskNote) + Str.bytes());
   auto Meta = buildMetadata(B, G.metadata());
   auto Strings = Str.build(B);
   auto LanesV = B.CreateVectorOfStructs(Lanes);
   auto LayersV = B.CreateVectorOfStructs(Layers);
   auto ItsV = B.CreateVectorOfStructs(Its);
-  fb::Task *TaskOut = nullptr;
-  auto TasksV = B.createUninitializedStructs(C.Order.size(), &TaskOut);
-  for (TaskId Old : C.Order) {
-    const Task &T = G.task(Old);
-    *TaskOut++ = fb::Task(T.StartNs, T.DurationNs, T.GapNs, Str(T.Name),
-                          T.Lane, T.Layer, T.Correlation, AttrOf(T.Attrs),
-                          static_cast<fb::TaskKind>(T.Kind),
-                          static_cast<fb::Phase>(T.Phase), T.Flags);
-  }
   auto AttrsV = B.CreateVectorOfStructs(Attrs);
   auto NotesV = B.CreateVectorOfStructs(Notes);
-  uint32_t *SrcOut = nullptr, *DstOut = nullptr;
-  uint8_t *KindOut = nullptr;
-  auto SrcV = B.CreateUninitializedVector(Edges.size(), &SrcOut);
-  for (const Edge &E : Edges)
-    *SrcOut++ = E.Src;
-  auto DstV = B.CreateUninitializedVector(Edges.size(), &DstOut);
-  for (const Edge &E : Edges)
-    *DstOut++ = E.Dst;
-  auto KindV = B.CreateUninitializedVector(Edges.size(), &KindOut);
-  for (const Edge &E : Edges)
-    *KindOut++ = static_cast<uint8_t>(E.Kind);
-  auto Root = fb::CreateGraph(
-      B, BinaryFormatVersion, Meta, Strings, LanesV, LayersV, ItsV, TasksV,
-      AttrsV, NotesV, SrcV, DstV,
-      flatbuffers::Offset<flatbuffers::Vector<fb::EdgeKind>>(KindV.o),
-      B.CreateVectorOfStructs(Mem));
+  flatbuffers::uoffset_t Table = B.StartTable();
+  B.addTailOffset(fb::Graph::VT_MEMORY_EVENTS, MemAt);
+  B.addTailOffset(fb::Graph::VT_EDGE_KIND, KindAt);
+  B.addTailOffset(fb::Graph::VT_EDGE_DST, DstAt);
+  B.addTailOffset(fb::Graph::VT_EDGE_SRC, SrcAt);
+  B.AddOffset(fb::Graph::VT_TASK_NOTES, NotesV);
+  B.AddOffset(fb::Graph::VT_TASK_ATTRS, AttrsV);
+  B.addTailOffset(fb::Graph::VT_TASKS, TasksAt);
+  B.AddOffset(fb::Graph::VT_ITERATIONS, ItsV);
+  B.AddOffset(fb::Graph::VT_LAYERS, LayersV);
+  B.AddOffset(fb::Graph::VT_LANES, LanesV);
+  B.AddOffset(fb::Graph::VT_STRINGS, Strings);
+  B.AddOffset(fb::Graph::VT_METADATA, Meta);
+  B.AddElement<uint32_t>(fb::Graph::VT_VERSION, BinaryFormatVersion, 0);
+  flatbuffers::Offset<fb::Graph> Root(B.EndTable(Table));
+  B.alignEndForTail();
   fb::FinishGraphBuffer(B, Root);
+
+  // FlatBuffers offsets are 32 bits, and readers verify at most 2 GiB.
+  uint64_t FileBytes = B.GetSize() + Tail.size();
+  if (FileBytes > FLATBUFFERS_MAX_BUFFER_SIZE)
+    return llvm::createStringError(
+        std::errc::file_too_large,
+        "graph too large for the binary .ddir format: %llu tasks and %llu "
+        "edges take %llu bytes, over its limit of 2 GiB; split the trace by "
+        "iteration or write the text form (-S)",
+        static_cast<unsigned long long>(C.Order.size()),
+        static_cast<unsigned long long>(Edges.size()),
+        static_cast<unsigned long long>(FileBytes));
+
   OS.write(reinterpret_cast<const char *>(B.GetBufferPointer()), B.GetSize());
+  TailWriter Out(OS);
+  Out.startVector(TasksAt, C.Order.size());
+  for (TaskId Old : C.Order) {
+    const Task &T = G.task(Old);
+    Out.push(fb::Task(T.StartNs, T.DurationNs, T.GapNs, Str(T.Name), T.Lane,
+                      T.Layer, T.Correlation, AttrOf(T.Attrs),
+                      static_cast<fb::TaskKind>(T.Kind),
+                      static_cast<fb::Phase>(T.Phase), T.Flags));
+  }
+  Out.startVector(SrcAt, Edges.size());
+  for (const Edge &E : Edges)
+    Out.push<uint32_t>(E.Src);
+  Out.startVector(DstAt, Edges.size());
+  for (const Edge &E : Edges)
+    Out.push<uint32_t>(E.Dst);
+  Out.startVector(KindAt, Edges.size());
+  for (const Edge &E : Edges)
+    Out.push(static_cast<uint8_t>(E.Kind));
+  Out.startVector(MemAt, Mem.size());
+  for (const fb::MemoryEvent &M : Mem)
+    Out.push(M);
   return llvm::Error::success();
 }

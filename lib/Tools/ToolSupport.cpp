@@ -6,6 +6,12 @@
 // file alone without being gathered in memory first; ToolOutputFile removes
 // the file again if writing fails half way (a full disk).
 //
+// An existing regular file is unlinked, not truncated, before the new one is
+// written: ext4 (auto_da_alloc) flushes a file rewritten over a truncated one
+// when it is closed, which made writing a 21 MB .ddir take 3-5 times longer
+// than writing a new file; and an input still mapped from the same path keeps
+// its old contents instead of being cut short under the reader.
+//
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Tools/ToolSupport.h"
@@ -52,8 +58,22 @@ private:
   uint64_t Pos = 0;
 };
 
+/// Unlinks Path if it names a regular file with no other links (a symlink, a
+/// device or a hard-linked file is written through, as before).
+static void unlinkOldOutput(llvm::StringRef Path) {
+  llvm::sys::fs::file_status Status;
+  if (Path == "-" || llvm::sys::fs::status(Path, Status, /*Follow=*/false) ||
+      Status.type() != llvm::sys::fs::file_type::regular_file ||
+      Status.getLinkCount() != 1)
+    return;
+  // Failing to unlink (a read-only directory) is not an error here: opening
+  // the file then reports what is wrong, or truncates it as before.
+  (void)llvm::sys::fs::remove(Path);
+}
+
 bool LazyOutputFile::open() {
   if (!File && !OpenError) {
+    unlinkOldOutput(Path);
     File = std::make_unique<llvm::ToolOutputFile>(Path, OpenError,
                                                   llvm::sys::fs::OF_None);
     if (OpenError)
