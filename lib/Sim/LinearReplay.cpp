@@ -16,7 +16,10 @@
 // pushes its end to its successors, which the source-sorted edge array lists
 // next to each other. It needs no incoming adjacency, whose construction
 // (three arrays and two scattered passes over the edges) cost more than the
-// replay itself.
+// replay itself. It also checks as it goes that the graph is laid out so,
+// and credits each task to its lane and iteration while the task is in the
+// cache (Summary.cpp): a separate pass for either read the whole task or
+// edge array once more, which cost as much as the replay.
 //
 //===----------------------------------------------------------------------===//
 
@@ -132,44 +135,56 @@ bool sim::isSweepable(const Graph &G) {
   return true;
 }
 
-int64_t sim::replaySweep(const Graph &G, std::vector<int64_t> &Start,
-                         std::vector<int64_t> &End) {
+bool sim::replaySweep(const Graph &G, SimResult &R) {
   const size_t N = G.numTaskSlots();
+  if (G.numTasks() != N)
+    return false;
   // Times are computed from 0 and shifted by the origin at the end: every
   // formula is a max of sums, so shifting every time by T0 commutes with it,
   // and the origin is then found in the same sweep over the tasks. Until a
   // task is visited, Start holds the latest end among its start predecessors
   // so far (0, the origin, if none) and End the latest among its Sync
   // predecessors.
-  Start.assign(N, 0);
-  End.assign(N, Unset);
+  R.Start.assign(N, 0);
+  R.End.assign(N, Unset);
+  SummaryBuilder Summary(G, R);
   const Task *Tasks = G.taskSlots().data();
   const Edge *Edges = G.edgeSlots().data();
   const Edge *const EdgesEnd = Edges + G.edgeSlots().size();
-  int64_t *S = Start.data();
-  int64_t *E = End.data();
+  int64_t *S = R.Start.data();
+  int64_t *E = R.End.data();
   int64_t T0 = std::numeric_limits<int64_t>::max();
   for (TaskId T = 0; T != N; ++T) {
     const Task &Tk = Tasks[T];
     T0 = std::min(T0, Tk.StartNs);
     int64_t St = S[T];
-    if (TaskId P = G.prevOnLane(T); P != NoId)
+    if (TaskId P = G.prevOnLane(T); P != NoId) {
+      if (P >= T) // a lane out of slot order
+        return false;
       St = std::max(St, E[P]);
+    }
     St += Tk.GapNs;
     const int64_t En = std::max(St + Tk.DurationNs, E[T]);
     S[T] = St;
     E[T] = En;
+    Summary.add(Tk, St, En);
     for (; Edges != EdgesEnd && Edges->Src == T; ++Edges) {
+      if (Edges->Dst <= T) // an edge against slot order
+        return false;
       int64_t &Bound =
           Edges->Kind == EdgeKind::Sync ? E[Edges->Dst] : S[Edges->Dst];
       Bound = std::max(Bound, En);
     }
   }
-  if (N == 0)
-    return 0;
-  for (size_t T = 0; T != N; ++T) {
-    S[T] += T0;
-    E[T] += T0;
-  }
-  return T0;
+  // An edge left over was out of source order, and so was never pushed.
+  if (Edges != EdgesEnd)
+    return false;
+  R.OriginNs = N == 0 ? 0 : T0;
+  if (N != 0)
+    for (size_t T = 0; T != N; ++T) {
+      S[T] += T0;
+      E[T] += T0;
+    }
+  Summary.finish(R.OriginNs);
+  return true;
 }

@@ -19,6 +19,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -73,14 +74,14 @@ llvm::Error replayLinear(const Graph &G, llvm::ArrayRef<TaskId> Order,
 /// reads and no allocation.
 bool isSweepable(const Graph &G);
 
-/// The sweep engine: replayLinear()'s results on a graph isSweepable()
-/// accepts, in slot order, pushing each task's end along its outgoing edges
-/// (a stretch of the sorted edge array) instead of pulling from an incoming
-/// adjacency, so it builds no index at all. Same contract for \p Start and
-/// \p End. Returns the time origin (the earliest recorded start), which it
-/// finds on the way rather than in a pass of its own over the tasks.
-int64_t replaySweep(const Graph &G, std::vector<int64_t> &Start,
-                    std::vector<int64_t> &End);
+/// The sweep engine: replayLinear()'s results followed by summarize()'s, in
+/// one pass over slot order, pushing each task's end along its outgoing
+/// edges (a stretch of the sorted edge array) instead of pulling from an
+/// incoming adjacency, so it builds no index at all, and crediting each task
+/// to its lane and iteration as it goes. Fills all of \p R. Returns false,
+/// with \p R half filled, if \p G is not as isSweepable() requires, which it
+/// finds out on the way rather than in a pass of its own.
+bool replaySweep(const Graph &G, SimResult &R);
 
 /// The event-driven engine. \p Policy ranks tasks of ByPriority lanes and may
 /// be null if there are none; its prepare() has been called. Same contract
@@ -97,6 +98,105 @@ llvm::Error replayEvents(const Graph &G, const SchedulingPolicy *Policy,
 llvm::Error diagnoseDeadlock(const Graph &G, const SplitAdjacency &Out,
                              llvm::ArrayRef<int64_t> Start,
                              llvm::ArrayRef<int64_t> End);
+
+/// Derives the lane, makespan and iteration results of SimResult from the
+/// simulated times of its tasks, given one live task at a time in any order.
+/// The times given may all be off by one shift, which finish() adds: the
+/// sweep engine credits tasks before it knows the time origin.
+class SummaryBuilder {
+public:
+  /// Sets up \p R's lanes; R.OriginNs must be set by finish().
+  SummaryBuilder(const Graph &G, SimResult &R);
+
+  /// Credits live task \p Tk, simulated from \p S to \p E (shifted).
+  void add(const Task &Tk, int64_t S, int64_t E) {
+    LaneResult &L = R.Lanes[Tk.Lane];
+    L.BusyNs += E - S;
+    ++L.NumTasks;
+    MaxEnd = std::max(MaxEnd, E);
+    AnyTask = true;
+
+    unsigned Group = LaneGroup[Tk.Lane];
+    if (Group == NoGroup)
+      return;
+    size_t Slot = Locators[Group].slot(Tk.StartNs);
+    if (Slot == 0)
+      return;
+    // A CPU task after the recorded end of its step (profiler teardown, a
+    // pause between steps) is part of no iteration.
+    uint32_t Index = Groups[Group].Sorted[Slot - 1];
+    const Iteration &It = Its[Index];
+    const bool Cpu = IsCpu[Tk.Lane];
+    if (Cpu && It.MeasuredNs >= 0 && Tk.StartNs > It.StartNs + It.MeasuredNs)
+      return;
+    Members &Mi = M[Index];
+    Mi.Any = true;
+    Mi.MinStart = std::min(Mi.MinStart, S);
+    Mi.MaxEnd = std::max(Mi.MaxEnd, E);
+    if (Cpu) {
+      Mi.MinCpuStart = std::min(Mi.MinCpuStart, S);
+      Mi.MaxCpuEnd = std::max(Mi.MaxCpuEnd, E);
+    }
+  }
+
+  /// Fills R's makespan and iterations; \p Shift is what the times given
+  /// to add() lack. R.OriginNs must be set.
+  void finish(int64_t Shift);
+
+private:
+  /// What an iteration's members add up to.
+  struct Members {
+    int64_t MinCpuStart = std::numeric_limits<int64_t>::max();
+    int64_t MinStart = std::numeric_limits<int64_t>::max();
+    int64_t MaxEnd = std::numeric_limits<int64_t>::min();
+    int64_t MaxCpuEnd = std::numeric_limits<int64_t>::min();
+    bool Any = false;
+  };
+
+  /// Finds the iteration of a recorded start time. Tasks come mostly in
+  /// recorded-time order, so the previous answer is tried before a binary
+  /// search; the lookup is O(1) in the common case and O(log k) otherwise.
+  class IterationLocator {
+  public:
+    explicit IterationLocator(llvm::ArrayRef<int64_t> Bounds)
+        : Bounds(Bounds) {}
+
+    /// The number of iteration starts <= \p X: the iteration is one less,
+    /// and 0 means before the first. Among equal starts this picks the last.
+    size_t slot(int64_t X) {
+      const size_t K = Bounds.size();
+      if ((Slot != 0 && X < Bounds[Slot - 1]) ||
+          (Slot != K && X >= Bounds[Slot]))
+        Slot =
+            std::upper_bound(Bounds.begin(), Bounds.end(), X) - Bounds.begin();
+      return Slot;
+    }
+
+  private:
+    llvm::ArrayRef<int64_t> Bounds;
+    size_t Slot = 0;
+  };
+
+  /// The iterations of one rank (or the job-wide ones, rank -1), sorted by
+  /// start: a task is looked up only among its own rank's steps, since
+  /// ranks run the same steps at the same time.
+  struct RankIterations {
+    std::vector<uint32_t> Sorted; ///< Graph::iterations() indices
+    std::vector<int64_t> Bounds;  ///< their starts, ascending
+  };
+
+  static constexpr unsigned NoGroup = ~0u;
+  const Graph &G;
+  SimResult &R;
+  llvm::ArrayRef<Iteration> Its;
+  std::vector<RankIterations> Groups;
+  std::vector<IterationLocator> Locators;
+  std::vector<Members> M;
+  std::vector<uint8_t> IsCpu;      ///< per lane
+  std::vector<unsigned> LaneGroup; ///< per lane: index into Groups
+  int64_t MaxEnd = std::numeric_limits<int64_t>::min();
+  bool AnyTask = false;
+};
 
 /// Fills everything in \p R but Start and End, which an engine computed (with
 /// dead slots still Unset), and OriginNs, which it read: marks dead slots -1

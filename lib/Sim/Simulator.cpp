@@ -45,8 +45,10 @@ static bool isIdentity(llvm::ArrayRef<TaskId> Order, size_t NumSlots) {
   return true;
 }
 
+/// Runs an engine that fills R.Start, R.End and R.OriginNs; sets \p
+/// Summarized if it filled the rest of \p R as well.
 static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
-                             SimResult &R) {
+                             SimResult &R, bool &Summarized) {
   bool AnyPriorityLane = llvm::any_of(G.lanes(), [](const Lane &L) {
     return L.Order == LaneOrder::ByPriority;
   });
@@ -55,10 +57,11 @@ static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
     // A given order other than slot order is followed (and checked) as
     // given; slot order itself needs no order array at all.
     if ((!Opts.Order || isIdentity(*Opts.Order, G.numTaskSlots())) &&
-        isSweepable(G)) {
-      R.OriginNs = replaySweep(G, R.Start, R.End);
+        replaySweep(G, R)) {
+      Summarized = true;
       return llvm::Error::success();
     }
+    R = SimResult();
     R.OriginNs = timeOrigin(G);
     if (Opts.Order)
       return replayLinear(G, *Opts.Order, R.OriginNs, R.Start, R.End);
@@ -85,9 +88,10 @@ static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
 
 llvm::Expected<SimResult> dd::simulate(const Graph &G, const SimOptions &Opts) {
   SimResult R;
-  if (llvm::Error Err = runEngine(G, Opts, R))
+  bool Summarized = false;
+  if (llvm::Error Err = runEngine(G, Opts, R, Summarized))
     return std::move(Err);
-
-  summarize(G, R);
+  if (!Summarized)
+    summarize(G, R);
   return std::move(R);
 }
