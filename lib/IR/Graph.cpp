@@ -48,31 +48,31 @@ TaskId Graph::addTask(const Task &T) {
 }
 
 uint32_t Graph::appendTasks(llvm::ArrayRef<Task> Ts) {
-  for (size_t I = 0; I != Ts.size(); ++I)
-    if (Ts[I].Lane >= Lanes.size())
-      return uint32_t(I);
   const TaskId First = Tasks.size();
   Tasks.append(Ts);
-  linkNewTasks(First);
-  return NoId;
+  return linkNewTasks(First);
 }
 
 uint32_t Graph::adoptTasks(llvm::MutableArrayRef<Task> Ts) {
   assert(Tasks.empty() && "adopting tasks into a graph that has some");
-  for (size_t I = 0; I != Ts.size(); ++I)
-    if (Ts[I].Lane >= Lanes.size())
-      return uint32_t(I);
   Tasks.borrow(Ts);
-  linkNewTasks(0);
-  return NoId;
+  return linkNewTasks(0);
 }
 
-void Graph::linkNewTasks(TaskId First) {
+uint32_t Graph::linkNewTasks(TaskId First) {
   Prev.resize(Tasks.size());
   Next.resize(Tasks.size(), NoId);
   Dead.resize(Tasks.size(), false);
+  // Lanes are checked in the same pass that links: a separate pass over the
+  // tasks first cost as much as linking them (tens of milliseconds at ten
+  // million tasks, read from memory a file's mapping just brought in).
+  const size_t NumLanes = Lanes.size();
   for (TaskId T = First, E = Tasks.size(); T != E; ++T) {
     const LaneId L = Tasks[T].Lane;
+    if (L >= NumLanes) {
+      unlinkNewTasks(First, T);
+      return T - First;
+    }
     TaskId &Tail = LaneTail[L];
     Prev[T] = Tail;
     if (Tail != NoId)
@@ -81,6 +81,23 @@ void Graph::linkNewTasks(TaskId First) {
       LaneHead[L] = T;
     Tail = T;
   }
+  return NoId;
+}
+
+void Graph::unlinkNewTasks(TaskId First, TaskId Linked) {
+  // Back to front, so that each lane's tail steps back to where it was.
+  for (TaskId T = Linked; T-- != First;) {
+    const LaneId L = Tasks[T].Lane;
+    LaneTail[L] = Prev[T];
+    if (Prev[T] != NoId)
+      Next[Prev[T]] = NoId;
+    else
+      LaneHead[L] = NoId;
+  }
+  Tasks.truncate(First);
+  Prev.resize(First);
+  Next.resize(First);
+  Dead.resize(First);
 }
 
 TaskId Graph::insertTaskAfter(TaskId Pos, const Task &T) {

@@ -99,6 +99,34 @@ TEST(TaskStoreTest, AdoptedTasksAreLinkedLikeAddedOnes) {
   Bad.addLane(Lane());
   EXPECT_EQ(Bad.adoptTasks(Mine), 1u); // task 1 is on lane 1
   EXPECT_EQ(Bad.numTaskSlots(), 0u);
+  EXPECT_EQ(Bad.laneHead(0), NoId);
+  EXPECT_EQ(Bad.laneTail(0), NoId);
+}
+
+TEST(TaskStoreTest, AppendingATaskOnAMissingLaneLeavesTheGraphAsItWas) {
+  Graph G;
+  G.addLane(Lane());
+  G.addLane(Lane());
+  std::vector<Task> Mine = threeTasks();
+  ASSERT_EQ(G.appendTasks(Mine), NoId);
+  // Lanes 0 and 1 get two more tasks before one names lane 2.
+  std::vector<Task> More = threeTasks();
+  More.push_back(More[0]);
+  More.back().Lane = 2;
+  EXPECT_EQ(G.appendTasks(More), 3u);
+  ASSERT_EQ(G.numTaskSlots(), 3u);
+  Graph Fresh;
+  Fresh.addLane(Lane());
+  Fresh.addLane(Lane());
+  ASSERT_EQ(Fresh.appendTasks(Mine), NoId);
+  for (LaneId L = 0; L != 2; ++L) {
+    EXPECT_EQ(G.laneHead(L), Fresh.laneHead(L));
+    EXPECT_EQ(G.laneTail(L), Fresh.laneTail(L));
+  }
+  for (TaskId T = 0; T != 3; ++T) {
+    EXPECT_EQ(G.nextOnLane(T), Fresh.nextOnLane(T));
+    EXPECT_EQ(G.prevOnLane(T), Fresh.prevOnLane(T));
+  }
 }
 
 } // namespace

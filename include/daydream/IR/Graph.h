@@ -164,8 +164,12 @@ private:
   void linkBefore(TaskId T, TaskId Pos);
   void unlink(TaskId T);
   TaskId appendSlot(const Task &T);
-  /// Links tasks \p First.. (just added) at the ends of their lanes.
-  void linkNewTasks(TaskId First);
+  /// Links tasks \p First.. (just added) at the ends of their lanes. If one
+  /// names a lane that does not exist, drops them all again and returns its
+  /// index counted from \p First; NoId on success.
+  uint32_t linkNewTasks(TaskId First);
+  /// Undoes linkNewTasks() of tasks [First, Linked) and drops tasks First..
+  void unlinkNewTasks(TaskId First, TaskId Linked);
 
   Metadata Meta;
   StringTable Strings;

@@ -88,6 +88,19 @@ public:
     sync();
   }
 
+  /// Drops the tasks from \p N on (a borrowed store just views fewer).
+  void truncate(size_t N) {
+    assert(N <= Size);
+    if (Borrowed) {
+      Size = N;
+      if (N == 0)
+        *this = TaskStore();
+      return;
+    }
+    Owned.resize(N);
+    sync();
+  }
+
 private:
   /// Copies the borrowed tasks into owned memory with room for \p MinSize
   /// and an eighth more, as the reader reserves for passes that add tasks.
