@@ -7,6 +7,14 @@
 // linear for one run and n log k for k runs, and fall back to
 // std::stable_sort when the runs are short. Same result as std::stable_sort.
 //
+// Short runs are what a trace written in end order gives (each op recorded
+// when it returns, after the ops it called: the 2021 Kineto format, our
+// dd-synth): every op is out of place by only the few ops nested in it. An
+// insertion sort moves each element past exactly those, which is linear in
+// practice, in place, and with no scratch buffer to fault in; it gives up
+// for std::stable_sort once it has moved more than a few elements per
+// element, which a really unsorted input soon does.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef DAYDREAM_LIB_IMPORT_SORTRUNS_H
@@ -17,6 +25,29 @@
 #include <vector>
 
 namespace dd::import {
+
+/// Insertion-sorts [First, Last) by \p Less, stably, unless that would move
+/// more than \p MaxMoves elements in all; false then, with the range a
+/// stable permutation of what it was (equal elements in their first order),
+/// so that a stable sort of it still gives the same result.
+template <typename T, typename LessFn>
+bool insertionSortBounded(T *First, T *Last, LessFn Less, size_t MaxMoves) {
+  size_t Moves = 0;
+  for (T *I = First + 1; I < Last; ++I) {
+    if (!Less(*I, I[-1]))
+      continue;
+    T *J = I - 1; // after the loop: where *I goes, after its equals
+    while (J != First && Less(*I, J[-1]))
+      --J;
+    Moves += I - J;
+    if (Moves > MaxMoves)
+      return false;
+    T X = std::move(*I);
+    std::move_backward(J, I, I + 1);
+    *J = std::move(X);
+  }
+  return true;
+}
 
 /// Stable-sorts [First, Last) by \p Less, merging its sorted runs;
 /// \p Buffer is scratch space.
@@ -31,7 +62,8 @@ void stableSortRuns(T *First, T *Last, LessFn Less, std::vector<T> &Buffer) {
     return;
   // Many short runs: merging them pass by pass would cost more than a sort.
   if (Starts.size() > 64 && Starts.size() > N / 64) {
-    std::stable_sort(First, Last, Less);
+    if (!insertionSortBounded(First, Last, Less, 8 * N))
+      std::stable_sort(First, Last, Less);
     return;
   }
   Starts.push_back(N);
