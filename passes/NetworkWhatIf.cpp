@@ -69,15 +69,21 @@ llvm::Error networkwhatif::validateOptions(const Options &O) {
   return llvm::Error::success();
 }
 
-std::vector<Sample>
-networkwhatif::samplesOf(const Graph &G, llvm::ArrayRef<CollectiveInfo> Cs) {
-  std::map<std::tuple<CollectiveKind, Algorithm, uint64_t, int64_t>, int64_t>
+std::vector<Sample> networkwhatif::samplesOf(const Graph &G,
+                                             llvm::ArrayRef<CollectiveInfo> Cs,
+                                             int64_t GpusPerNode) {
+  // A strided group and a packed one of the same size are different
+  // samples: one crosses nodes, the other may not.
+  std::map<
+      std::tuple<CollectiveKind, Algorithm, uint64_t, int64_t, int64_t, double>,
+      int64_t>
       Shortest;
   for (const CollectiveInfo &C : Cs) {
     if (C.Bytes == 0 || C.Ranks < 2 || C.Kind == CollectiveKind::Other)
       continue;
+    Placement P = groupPlacement(C, C.Ranks, GpusPerNode);
     auto Key = std::make_tuple(C.Kind, resolveAlgorithm(C.Kind, C.Alg), C.Bytes,
-                               C.Ranks);
+                               C.Ranks, P.Nodes, P.PerNode);
     int64_t Ns = G.task(C.Task).DurationNs;
     auto [It, New] = Shortest.try_emplace(Key, Ns);
     if (!New)
@@ -86,7 +92,7 @@ networkwhatif::samplesOf(const Graph &G, llvm::ArrayRef<CollectiveInfo> Cs) {
   std::vector<Sample> Samples;
   for (const auto &[Key, Ns] : Shortest) {
     Sample S;
-    std::tie(S.Kind, S.Alg, std::ignore, S.Ranks) = Key;
+    std::tie(S.Kind, S.Alg, std::ignore, S.Ranks, S.Nodes, S.PerNode) = Key;
     S.Bytes = double(std::get<2>(Key));
     S.TimeNs = double(Ns);
     Samples.push_back(S);
@@ -126,7 +132,7 @@ llvm::Expected<Setup> networkwhatif::setUp(const Graph &G, const Options &O) {
   DefaultLinks Defaults = defaultLinks(graphGpuName(G));
   std::vector<Sample> Samples;
   if (O.Calibrate)
-    Samples = samplesOf(G, S.Collectives);
+    Samples = samplesOf(G, S.Collectives, Gpn);
   S.Recorded = calibrate(Samples, Gpn, Defaults);
   int64_t Largest = 1;
   for (const CollectiveInfo &C : S.Collectives)
@@ -150,7 +156,9 @@ llvm::Expected<Setup> networkwhatif::setUp(const Graph &G, const Options &O) {
 
 int64_t networkwhatif::retimedNs(const Graph &G, const CollectiveInfo &C,
                                  const Setup &S, int64_t NewRanks) {
-  double Ns = retimeNs(double(G.task(C.Task).DurationNs), C.Kind, C.Alg,
-                       C.Bytes, C.Ranks, S.Recorded.T, NewRanks, S.New);
+  double Ns = retimeNs(
+      double(G.task(C.Task).DurationNs), C.Kind, C.Alg, C.Bytes,
+      groupPlacement(C, C.Ranks, S.Recorded.T.GpusPerNode), S.Recorded.T,
+      groupPlacement(C, NewRanks, S.New.GpusPerNode), S.New);
   return std::max<int64_t>(0, std::llround(Ns));
 }

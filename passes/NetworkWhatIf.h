@@ -68,13 +68,15 @@ struct Setup {
 llvm::Expected<Setup> setUp(const Graph &G, const Options &O);
 
 /// The calibration samples: per distinct kind, algorithm, size and group
-/// size, the shortest recorded time (for a recorded kernel the rest is
-/// waiting for other ranks).
+/// size and placement on nodes of \p GpusPerNode, the shortest recorded
+/// time (for a recorded kernel the rest is waiting for other ranks).
 std::vector<comm::Sample> samplesOf(const Graph &G,
-                                    llvm::ArrayRef<comm::CollectiveInfo> Cs);
+                                    llvm::ArrayRef<comm::CollectiveInfo> Cs,
+                                    int64_t GpusPerNode);
 
 /// \p C's duration re-timed from the recorded network with its group size to
-/// \p S.New with \p NewRanks ranks, rounded to the nanosecond.
+/// \p S.New with \p NewRanks ranks, rounded to the nanosecond. Each side
+/// places the group by its members where known (comm::groupPlacement).
 int64_t retimedNs(const Graph &G, const comm::CollectiveInfo &C, const Setup &S,
                   int64_t NewRanks);
 

@@ -3,8 +3,9 @@
 // print<network>{recorded-ranks=0 recorded-gpus-per-node=0 calibrate=true}
 //
 // What the network what-ifs (dp-ranks, network) rest on: the graph's
-// collectives grouped by kind, algorithm, group size and message size, with
-// their recorded times next to the model's, and each link level's latency
+// collectives grouped by kind, algorithm, group size, the nodes the group
+// occupies (by its members where known) and message size, with their
+// recorded times next to the model's, and each link level's latency
 // and bandwidth with where they come from (fitted to the trace, or which
 // default). Changes nothing.
 //
@@ -64,11 +65,14 @@ private:
     OS << "  GPUs per node: " << S.GpusPerNodeWhat << "\n";
     printLevel(OS, "intra-node", S.Recorded.Intra);
     printLevel(OS, "inter-node", S.Recorded.Inter);
-    using Key = std::tuple<CollectiveKind, Algorithm, int64_t, uint64_t>;
+    using Key = std::tuple<CollectiveKind, Algorithm, int64_t, int64_t, double,
+                           uint64_t>;
     std::map<Key, Group> Groups;
+    int64_t Gpn = S.Recorded.T.GpusPerNode;
     for (const CollectiveInfo &C : S.Collectives) {
+      Placement P = groupPlacement(C, C.Ranks, Gpn);
       Group &Gr = Groups[Key(C.Kind, resolveAlgorithm(C.Kind, C.Alg), C.Ranks,
-                             C.Bytes)];
+                             P.Nodes, P.PerNode, C.Bytes)];
       int64_t Ns = G.task(C.Task).DurationNs;
       Gr.MinNs = Gr.Count ? std::min(Gr.MinNs, Ns) : Ns;
       Gr.SumNs += double(Ns);
@@ -76,19 +80,20 @@ private:
     }
     if (Groups.empty())
       return;
-    OS << llvm::formatv("  {0,-15}{1,-10}{2,6}{3,14}{4,7}{5,12}{6,12}{7,12}\n",
-                        "kind", "algorithm", "ranks", "bytes", "count",
-                        "min-ns", "mean-ns", "model-ns");
+    const char *Row =
+        "  {0,-15}{1,-10}{2,6}{3,6}{4,14}{5,7}{6,12}{7,12}{8,12}\n";
+    OS << llvm::formatv(Row, "kind", "algorithm", "ranks", "nodes", "bytes",
+                        "count", "min-ns", "mean-ns", "model-ns");
     for (const auto &[K, Gr] : Groups) {
-      auto [Kind, Alg, Ranks, Bytes] = K;
+      auto [Kind, Alg, Ranks, Nodes, PerNode, Bytes] = K;
       std::string Model = "-";
       if (Bytes > 0 && Kind != CollectiveKind::Other)
         Model = std::to_string(std::llround(
-            collectiveTimeNs(Kind, Alg, double(Bytes), Ranks, S.Recorded.T)));
-      OS << llvm::formatv(
-          "  {0,-15}{1,-10}{2,6}{3,14}{4,7}{5,12}{6,12}{7,12}\n",
-          toString(Kind), toString(Alg), Ranks, Bytes, Gr.Count, Gr.MinNs,
-          std::llround(Gr.SumNs / double(Gr.Count)), Model);
+            collectiveTimeNs(Kind, Alg, double(Bytes),
+                             Placement{Ranks, Nodes, PerNode}, S.Recorded.T)));
+      OS << llvm::formatv(Row, toString(Kind), toString(Alg), Ranks, Nodes,
+                          Bytes, Gr.Count, Gr.MinNs,
+                          std::llround(Gr.SumNs / double(Gr.Count)), Model);
     }
   }
 

@@ -122,7 +122,7 @@ Calibration comm::calibrate(llvm::ArrayRef<Sample> Samples, int64_t GpusPerNode,
     if (!(S.Bytes > 0) || !(S.TimeNs > 0) || S.Ranks <= 1 ||
         S.Kind == CollectiveKind::Other)
       continue;
-    CostTerms C = costTerms(S.Kind, S.Alg, S.Bytes, S.Ranks, GpusPerNode);
+    CostTerms C = costTerms(S.Kind, S.Alg, S.Bytes, S.placement(GpusPerNode));
     if (C.IntraBytes > 0)
       IntraRows.push_back(
           Row{C.IntraHops, C.IntraBytes, S.TimeNs, weight(S.TimeNs), S.Bytes});

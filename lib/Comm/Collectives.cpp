@@ -12,6 +12,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
 #include <map>
 
 using namespace dd;
@@ -25,7 +26,8 @@ enum class NoteKey : uint8_t {
   Collective,
   Ranks,
   Algorithm,
-  ModelledRanks
+  ModelledRanks,
+  GroupRanks
 };
 
 /// The notes of the collective keys, the last of each key per task.
@@ -58,6 +60,9 @@ public:
       case NoteKey::ModelledRanks:
         E.ModelledRanks = parseCount(V);
         break;
+      case NoteKey::GroupRanks:
+        E.GroupRanks = N.Value;
+        break;
       default:
         break;
       }
@@ -69,6 +74,7 @@ public:
     CollectiveKind Kind = CollectiveKind::Other;
     Algorithm Alg = Algorithm::Default;
     int64_t Ranks = 0, ModelledRanks = 0;
+    StrId GroupRanks = NoId;
     int64_t groupSize() const { return ModelledRanks ? ModelledRanks : Ranks; }
   };
 
@@ -87,6 +93,8 @@ private:
       return NoteKey::Algorithm;
     if (Key == ModelledRanksNote)
       return NoteKey::ModelledRanks;
+    if (Key == GroupRanksNote)
+      return NoteKey::GroupRanks;
     return NoteKey::None;
   }
   static int64_t parseCount(StringRef V) {
@@ -131,6 +139,43 @@ private:
   llvm::DenseMap<LayerId, CollectiveKind> ByLayer;
 };
 
+/// Each distinct members list parsed once, shared by its collectives.
+class GroupTable {
+public:
+  explicit GroupTable(const Graph &G) : G(G) {}
+
+  /// The members a note's value lists.
+  std::shared_ptr<const GroupMembers> ofNote(StrId Value) {
+    auto [It, New] = ByNote.try_emplace(Value);
+    if (New)
+      It->second = parse(G.str(Value));
+    return It->second;
+  }
+
+  /// The members a barrier lane's name lists: "collectives pg 3 [0,2]".
+  std::shared_ptr<const GroupMembers> ofLane(LaneId L) {
+    auto [It, New] = ByLane.try_emplace(L);
+    if (New) {
+      StringRef Name = G.str(G.lane(L).Name);
+      size_t Open = Name.rfind('[');
+      if (Name.startswith("collectives pg ") && Open != StringRef::npos)
+        It->second = parse(Name.substr(Open));
+    }
+    return It->second;
+  }
+
+private:
+  static std::shared_ptr<const GroupMembers> parse(StringRef Text) {
+    if (llvm::Optional<GroupMembers> M = parseGroupMembers(Text))
+      return std::make_shared<const GroupMembers>(std::move(*M));
+    return nullptr;
+  }
+
+  const Graph &G;
+  llvm::DenseMap<StrId, std::shared_ptr<const GroupMembers>> ByNote;
+  llvm::DenseMap<LaneId, std::shared_ptr<const GroupMembers>> ByLane;
+};
+
 bool isBarrier(const Graph &G, TaskId T, const CollectiveNotes &Notes) {
   const Task &Tk = G.task(T);
   if (!G.isLive(T) || Tk.Kind != TaskKind::Collective)
@@ -152,6 +197,7 @@ uint64_t bytesOf(const Graph &G, TaskId T) {
 std::vector<CollectiveInfo> comm::findCollectives(const Graph &G) {
   CollectiveNotes Notes(G);
   LayerKinds Layers(G);
+  GroupTable Groups(G);
   std::vector<CollectiveInfo> Found;
   std::vector<uint32_t> Index(G.numTaskSlots(), NoId);
   for (TaskId T = 0; T != G.numTaskSlots(); ++T) {
@@ -165,6 +211,8 @@ std::vector<CollectiveInfo> comm::findCollectives(const Graph &G) {
     C.Alg = E->Alg;
     C.Bytes = bytesOf(G, T);
     C.Ranks = E->groupSize();
+    C.Group = E->GroupRanks != NoId ? Groups.ofNote(E->GroupRanks)
+                                    : Groups.ofLane(G.task(T).Lane);
     Index[T] = uint32_t(Found.size());
     Found.push_back(std::move(C));
   }
@@ -188,6 +236,7 @@ std::vector<CollectiveInfo> comm::findCollectiveKernels(const Graph &G,
                                                         int64_t DefaultRanks) {
   CollectiveNotes Notes(G);
   LayerKinds Layers(G);
+  GroupTable Groups(G);
   // Kernels a barrier joins wait for it through a sync edge.
   std::vector<bool> Joined(G.numTaskSlots(), false);
   for (const Edge &E : G.edgeSlots())
@@ -232,6 +281,11 @@ std::vector<CollectiveInfo> comm::findCollectiveKernels(const Graph &G,
         C.Kind = E->Kind;
       if (E->Alg != Algorithm::Default)
         C.Alg = E->Alg;
+      // The kernel's own group (2024+ traces) before the world's size.
+      if (E->GroupRanks != NoId)
+        C.Group = Groups.ofNote(E->GroupRanks);
+      if (C.Group)
+        C.Ranks = int64_t(C.Group->Ranks.size());
       if (E->groupSize())
         C.Ranks = E->groupSize();
     }
@@ -275,21 +329,67 @@ StringRef comm::graphGpuName(const Graph &G) {
   return "";
 }
 
+llvm::Optional<GroupMembers> comm::parseGroupMembers(StringRef Text) {
+  StringRef S = Text.trim();
+  if (S.consume_front("[") && !S.consume_back("]"))
+    return llvm::None;
+  GroupMembers M;
+  llvm::SmallVector<StringRef, 16> Items;
+  S.split(Items, ',');
+  for (StringRef Item : Items) {
+    int32_t R = 0;
+    if (Item.trim().getAsInteger(10, R) || R < 0)
+      return llvm::None;
+    M.Ranks.push_back(R);
+  }
+  std::sort(M.Ranks.begin(), M.Ranks.end());
+  if (std::adjacent_find(M.Ranks.begin(), M.Ranks.end()) != M.Ranks.end())
+    return llvm::None;
+  if (M.Ranks.size() >= 2) {
+    M.Stride = M.Ranks[1] - M.Ranks[0];
+    for (size_t I = 2; I < M.Ranks.size() && M.Stride; ++I)
+      if (M.Ranks[I] - M.Ranks[I - 1] != M.Stride)
+        M.Stride = 0;
+  }
+  return std::move(M);
+}
+
+Placement comm::groupPlacement(const CollectiveInfo &C, int64_t Ranks,
+                               int64_t GpusPerNode) {
+  if (C.Group && !C.Group->Ranks.empty()) {
+    if (int64_t(C.Group->Ranks.size()) == Ranks)
+      return placementOf(C.Group->Ranks, GpusPerNode);
+    if (C.Group->Stride > 0)
+      return stridedPlacement(C.Group->Ranks.front(), C.Group->Stride, Ranks,
+                              GpusPerNode);
+  }
+  return consecutivePlacement(Ranks, GpusPerNode);
+}
+
 double comm::retimeNs(double RecordedNs, CollectiveKind K, Algorithm A,
                       uint64_t Bytes, int64_t OldRanks, const Topology &Old,
                       int64_t NewRanks, const Topology &New) {
+  return retimeNs(RecordedNs, K, A, Bytes,
+                  consecutivePlacement(OldRanks, Old.GpusPerNode), Old,
+                  consecutivePlacement(NewRanks, New.GpusPerNode), New);
+}
+
+double comm::retimeNs(double RecordedNs, CollectiveKind K, Algorithm A,
+                      uint64_t Bytes, const Placement &OldP,
+                      const Topology &Old, const Placement &NewP,
+                      const Topology &New) {
   double B = double(Bytes);
   if (Bytes == 0) {
     // The model is linear in the size: latency + size x (time a byte).
-    CostTerms PerByte = costTerms(K, A, 1, OldRanks, Old.GpusPerNode);
+    CostTerms PerByte = costTerms(K, A, 1, OldP);
     double LatencyNs =
         timeNs({PerByte.IntraHops, 0, PerByte.InterHops, 0}, Old);
     double ByteNs = timeNs({0, PerByte.IntraBytes, 0, PerByte.InterBytes}, Old);
     B = ByteNs > 0 && RecordedNs > LatencyNs ? (RecordedNs - LatencyNs) / ByteNs
                                              : 0;
   }
-  double OldNs = collectiveTimeNs(K, A, B, OldRanks, Old);
-  double NewNs = collectiveTimeNs(K, A, B, NewRanks, New);
+  double OldNs = collectiveTimeNs(K, A, B, OldP, Old);
+  double NewNs = collectiveTimeNs(K, A, B, NewP, New);
   if (!(OldNs > 0))
     return NewNs;
   return RecordedNs * (NewNs / OldNs);

@@ -14,6 +14,7 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <vector>
 
 using namespace dd;
@@ -45,15 +46,68 @@ int64_t comm::nodesSpanned(int64_t Ranks, int64_t GpusPerNode) {
   return (Ranks + GpusPerNode - 1) / GpusPerNode;
 }
 
+Placement comm::consecutivePlacement(int64_t Ranks, int64_t GpusPerNode) {
+  int64_t M = nodesSpanned(Ranks, GpusPerNode);
+  return Placement{Ranks, M, Ranks > 0 ? double(Ranks) / double(M) : 1};
+}
+
+Placement comm::placementOf(llvm::ArrayRef<int32_t> SortedMembers,
+                            int64_t GpusPerNode) {
+  Placement P{int64_t(SortedMembers.size()), 1, 1};
+  if (SortedMembers.empty() || GpusPerNode <= 0)
+    return consecutivePlacement(P.Ranks, GpusPerNode);
+  // Ascending ranks visit their nodes in order: count the runs.
+  int64_t Nodes = 0, Run = 0, Most = 0, Node = -1;
+  for (int32_t R : SortedMembers) {
+    int64_t N = R / GpusPerNode;
+    if (N != Node) {
+      ++Nodes;
+      Run = 0;
+      Node = N;
+    }
+    Most = std::max(Most, ++Run);
+  }
+  P.Nodes = Nodes;
+  P.PerNode = double(Most);
+  return P;
+}
+
+Placement comm::stridedPlacement(int64_t First, int64_t Stride, int64_t Count,
+                                 int64_t GpusPerNode) {
+  if (Count <= 0 || Stride <= 0 || GpusPerNode <= 0 || First < 0)
+    return consecutivePlacement(Count, GpusPerNode);
+  if (Stride >= GpusPerNode)
+    return Placement{Count, Count, 1}; // one rank a node
+  // Fewer than a node apart: no node between the first and the last is
+  // skipped, and the members of one node are a run.
+  int64_t Nodes =
+      (First + (Count - 1) * Stride) / GpusPerNode - First / GpusPerNode + 1;
+  int64_t Most = 0;
+  for (int64_t I = 0; I < Count;) {
+    int64_t Node = (First + I * Stride) / GpusPerNode;
+    // The last member on this node: ranks up to (Node + 1) G - 1.
+    int64_t Last =
+        std::min(Count - 1, ((Node + 1) * GpusPerNode - 1 - First) / Stride);
+    Most = std::max(Most, Last - I + 1);
+    I = Last + 1;
+  }
+  return Placement{Count, Nodes, double(Most)};
+}
+
 CostTerms comm::costTerms(CollectiveKind K, Algorithm A, double Bytes,
                           int64_t Ranks, int64_t GpusPerNode) {
+  return costTerms(K, A, Bytes, consecutivePlacement(Ranks, GpusPerNode));
+}
+
+CostTerms comm::costTerms(CollectiveKind K, Algorithm A, double Bytes,
+                          const Placement &P) {
   CostTerms C;
-  if (Ranks <= 1 || K == CollectiveKind::Other)
+  if (P.Ranks <= 1 || K == CollectiveKind::Other)
     return C;
-  // n ranks on m nodes, g = n / m of them on each.
-  double N = double(Ranks);
-  double M = double(nodesSpanned(Ranks, GpusPerNode));
-  double PerNode = N / M;
+  // n ranks on m nodes, g of them on the busiest.
+  double N = double(P.Ranks);
+  double M = double(std::max<int64_t>(1, P.Nodes));
+  double PerNode = std::max(1.0, P.PerNode);
   bool OneNode = M == 1;
   // The steps that stay in a node pay its latency, those that cross nodes
   // the network's (NCCL's nsteps - nInterSteps and nInterSteps); the data
@@ -124,6 +178,11 @@ double comm::timeNs(const CostTerms &C, const Topology &T) {
 double comm::collectiveTimeNs(CollectiveKind K, Algorithm A, double Bytes,
                               int64_t Ranks, const Topology &T) {
   return timeNs(costTerms(K, A, Bytes, Ranks, T.GpusPerNode), T);
+}
+
+double comm::collectiveTimeNs(CollectiveKind K, Algorithm A, double Bytes,
+                              const Placement &P, const Topology &T) {
+  return timeNs(costTerms(K, A, Bytes, P), T);
 }
 
 Topology comm::singleNode(int64_t Ranks, const Link &L) {

@@ -371,6 +371,9 @@ void lowering::buildTasks(Context &C) {
       if (Act.GroupRanks != NoId)
         G.addNoteRaw(
             TaskNote{Id, M.Strings.intern("group-ranks"), Act.GroupRanks});
+      if (Act.GroupSize > 0)
+        G.addNoteRaw(TaskNote{Id, M.Strings.intern("group-size"),
+                              M.Strings.intern(std::to_string(Act.GroupSize))});
     }
   }
   // Nested calls share the tasks of the call they are in.

@@ -76,6 +76,9 @@ struct EventArgs {
     GroupName = 1u << 22,  ///< "Process Group Name" (a string)
     GroupId = 1u << 23,    ///< "Process Group ID" (an integer, older)
     GroupRanks = 1u << 24, ///< "Process Group Ranks", e.g. "[0, 1]"
+    GroupSize = 1u << 25,  ///< "Group size" (ranks of the communicator)
+    InputDims = 1u << 26,  ///< "Input Dims" of a nccl:* op, as raw JSON
+    InputType = 1u << 27,  ///< "Input type" of a nccl:* op, as raw JSON
   };
   uint32_t Present = 0;
   int64_t CorrelationV = 0, DeviceV = 0, StreamV = 0, BytesV = 0;
@@ -84,8 +87,9 @@ struct EventArgs {
   int64_t WaitOnStreamV = -1, WaitOnEventCorrV = -1;
   int64_t MemBytesV = 0, TotalAllocatedV = -1, TotalReservedV = -1;
   int64_t AddrV = 0, DeviceTypeV = 0, DeviceIdV = -1;
-  int64_t InMsgNelemsV = 0, OutMsgNelemsV = 0, GroupIdV = 0;
+  int64_t InMsgNelemsV = 0, OutMsgNelemsV = 0, GroupIdV = 0, GroupSizeV = 0;
   llvm::StringRef SyncKindV, NameV, DtypeV, GroupNameV, GroupRanksV;
+  llvm::StringRef InputDimsV, InputTypeV;
 
   bool has(Field F) const { return Present & F; }
 };
@@ -121,6 +125,27 @@ struct KinetoEvent : EventHeader {
 /// python_function events need their name.
 simdjson::error_code decodeEvent(simdjson::ondemand::value &V, KinetoEvent &E,
                                  bool KeepPython);
+
+/// Whether \p E is a pre-2024 collective's record_function range
+/// ("nccl:all_reduce", a cpu_op or user_annotation), whose inputs are the
+/// only record of the collective's size (KinetoCommOps.cpp).
+inline bool isNcclOp(const EventHeader &E) {
+  return E.HasName &&
+         (E.Cat == Category::CpuOp || E.Cat == Category::UserAnnotation) &&
+         E.Name.startswith("nccl:");
+}
+
+/// Decodes only "Input Dims" and "Input type" of such an op's args, kept as
+/// their raw JSON for inputBytes().
+simdjson::error_code decodeNcclOpArgs(simdjson::ondemand::value &V,
+                                      EventArgs &A);
+
+/// The bytes of an op's tensor inputs from its "Input Dims" and "Input
+/// type" JSON ([[394241]], ["float"]): each tensor's elements times its
+/// element size, summed; non-tensor inputs ([] dims, "Scalar") count
+/// nothing. 0 if the two disagree, a type is unknown, or no tensor is
+/// listed.
+uint64_t inputBytes(llvm::StringRef DimsJson, llvm::StringRef TypesJson);
 
 /// The key of \p F, read in place unless it holds escapes.
 simdjson::error_code keyOf(simdjson::ondemand::field &F, llvm::StringRef &Key);
@@ -237,14 +262,23 @@ private:
   uint32_t LastThread = NoId;
   /// thread_name metadata by (pid, tid), which is (device, stream) on GPUs.
   llvm::DenseMap<std::pair<int64_t, int64_t>, StrId> ThreadNames;
+
+public:
   /// record_param_comms ops that recorded a group or a size.
   struct CommOp {
     uint32_t Thread = 0;
     int64_t StartNs = 0, EndNs = 0;
     StrId Group = NoId, GroupRanks = NoId;
     uint64_t Bytes = 0;
+    /// A nccl:all_gather's inputs are one rank's part: times the world.
+    bool PerRank = false;
   };
+
+private:
   std::vector<CommOp> CommOps;
+  /// nccl:* ops whose inputs gave a size (pre-2024 traces), kept apart
+  /// from CommOps: the two kinds may nest.
+  std::vector<CommOp> NcclOps;
 };
 
 } // namespace dd::import::kineto

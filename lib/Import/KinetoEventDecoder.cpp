@@ -310,6 +310,7 @@ static const IntArg IntArgs[] = {
     {"In msg nelems", &EventArgs::InMsgNelemsV, EventArgs::InMsgNelems},
     {"Out msg nelems", &EventArgs::OutMsgNelemsV, EventArgs::OutMsgNelems},
     {"Process Group ID", &EventArgs::GroupIdV, EventArgs::GroupId},
+    {"Group size", &EventArgs::GroupSizeV, EventArgs::GroupSize},
 };
 
 static const IntArg *findIntArg(StringRef Key) {
@@ -416,6 +417,9 @@ error_code kineto::decodeEvent(od::value &V, KinetoEvent &E, bool KeepPython) {
           (E.Cat == Category::CpuOp && E.HasName &&
            E.Name == "record_param_comms"))
         return decodeArgs(FV, E.Args);
+      // Nor of nccl:* ops but their inputs, pre-2024 collectives' sizes.
+      if (HasCat && isNcclOp(E))
+        return decodeNcclOpArgs(FV, E.Args);
       return SUCCESS;
     case EventKey::Other:
       return SUCCESS;

@@ -11,6 +11,8 @@
 
 #include "KinetoEvent.h"
 
+#include "daydream/Comm/CollectiveNames.h"
+
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Endian.h"
 
@@ -205,15 +207,47 @@ void EventMapper::addCpuRange(const KinetoEvent &E) {
     if (Op.Group != NoId || Op.GroupRanks != NoId || Op.Bytes)
       CommOps.push_back(Op);
   }
+  // Before 2024, only the nccl:* range around the call says the size.
+  if (E.Args.has(EventArgs::InputDims) && E.Args.has(EventArgs::InputType) &&
+      isNcclOp(E)) {
+    CommOp Op{R.Thread, R.StartNs,
+              R.EndNs,  NoId,
+              NoId,     inputBytes(E.Args.InputDimsV, E.Args.InputTypeV)};
+    Op.PerRank =
+        comm::collectiveKindOfOp(E.Name) == comm::CollectiveKind::AllGather;
+    if (Op.Bytes)
+      NcclOps.push_back(Op);
+  }
+}
+
+/// The op of \p Ops (sorted by thread and start) that holds the call \p C:
+/// the one that starts last at or before it on its thread, if it ends
+/// after it. Ops of one kind do not nest, so no other may hold it.
+static const EventMapper::CommOp *
+enclosingOp(llvm::ArrayRef<EventMapper::CommOp> Ops, const ApiCall &C) {
+  auto Op = std::upper_bound(Ops.begin(), Ops.end(),
+                             std::make_pair(C.Thread, C.StartNs),
+                             [](const std::pair<uint32_t, int64_t> &Key,
+                                const EventMapper::CommOp &O) {
+                               return Key < std::make_pair(O.Thread, O.StartNs);
+                             });
+  if (Op == Ops.begin())
+    return nullptr;
+  --Op;
+  if (Op->Thread != C.Thread || Op->EndNs < C.EndNs)
+    return nullptr;
+  return &*Op;
 }
 
 void EventMapper::applyCommOps() {
-  if (CommOps.empty())
+  if (CommOps.empty() && NcclOps.empty())
     return;
-  std::sort(
-      CommOps.begin(), CommOps.end(), [](const CommOp &A, const CommOp &B) {
-        return std::tie(A.Thread, A.StartNs) < std::tie(B.Thread, B.StartNs);
-      });
+  for (std::vector<CommOp> *Ops : {&CommOps, &NcclOps})
+    std::sort(Ops->begin(), Ops->end(), [](const CommOp &A, const CommOp &B) {
+      return std::tie(A.Thread, A.StartNs) < std::tie(B.Thread, B.StartNs);
+    });
+  // A nccl:all_gather's input is one rank's part of the gathered output.
+  int64_t World = Model.Meta.Ranks.empty() ? 0 : Model.Meta.Ranks[0].WorldSize;
   llvm::DenseMap<uint32_t, uint32_t> CallOf;
   for (uint32_t I = 0; I != Model.Calls.size(); ++I)
     if (Model.Calls[I].Correlation)
@@ -226,26 +260,26 @@ void EventMapper::applyCommOps() {
     if (!A.Correlation || It == CallOf.end())
       continue;
     const ApiCall &C = Model.Calls[It->second];
-    // The op that starts last at or before the launch on its thread; these
-    // ops do not nest, so it is the only one that may hold the launch.
-    auto Op = std::upper_bound(
-        CommOps.begin(), CommOps.end(), std::make_pair(C.Thread, C.StartNs),
-        [](const std::pair<uint32_t, int64_t> &Key, const CommOp &O) {
-          return Key < std::make_pair(O.Thread, O.StartNs);
-        });
-    if (Op == CommOps.begin())
-      continue;
-    --Op;
-    if (Op->Thread != C.Thread || Op->EndNs < C.EndNs)
-      continue;
-    if (A.Group == NoId && A.GroupRanks == NoId) {
-      A.Group = Op->Group;
-      A.GroupRanks = Op->GroupRanks;
+    if (const CommOp *Op = enclosingOp(CommOps, C)) {
+      if (A.Group == NoId && A.GroupRanks == NoId) {
+        A.Group = Op->Group;
+        A.GroupRanks = Op->GroupRanks;
+      }
+      if (!A.Attrs.Bytes && Op->Bytes) {
+        A.Attrs.Bytes = Op->Bytes;
+        A.HasAttrs = true;
+      }
     }
-    if (!A.Attrs.Bytes && Op->Bytes) {
-      A.Attrs.Bytes = Op->Bytes;
-      A.HasAttrs = true;
-    }
+    if (A.Attrs.Bytes)
+      continue;
+    const CommOp *Op = enclosingOp(NcclOps, C);
+    if (!Op || (Op->PerRank && World <= 0))
+      continue;
+    uint64_t Times = Op->PerRank ? uint64_t(World) : 1;
+    if (Op->Bytes > UINT64_MAX / Times)
+      continue;
+    A.Attrs.Bytes = Op->Bytes * Times;
+    A.HasAttrs = true;
   }
 }
 
@@ -342,6 +376,8 @@ void EventMapper::addGpuActivity(const KinetoEvent &E) {
       A.Group = Names.intern(std::to_string(Args.GroupIdV));
     if (IsCollective && Args.has(EventArgs::GroupRanks))
       A.GroupRanks = Names.intern(Args.GroupRanksV);
+    if (IsCollective && Args.has(EventArgs::GroupSize))
+      A.GroupSize = Args.GroupSizeV;
     A.HasAttrs = T.Bytes != 0 ||
                  (Args.Present & (EventArgs::Grid | EventArgs::Block |
                                   EventArgs::Registers | EventArgs::SharedMem));

@@ -17,6 +17,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <map>
 
 using namespace dd;
 using namespace dd::import;
@@ -130,6 +131,7 @@ private:
   llvm::Error assignGroups();
   llvm::Error checkCounts(const Group &Gr) const;
   llvm::Error checkKinds(const Group &Gr, size_t Pos) const;
+  void checkGroupSize(const Group &Gr, size_t Pos, llvm::StringRef Kind);
   void join(const Group &Gr, size_t Pos);
 
   Graph &G;
@@ -140,6 +142,10 @@ private:
   std::vector<Group> Groups;
   /// Each collective kernel's incoming start edges, copied to its marker.
   llvm::DenseMap<TaskId, std::vector<Edge>> StartEdges;
+  /// The "Group size" each kernel's trace recorded (note `group-size`).
+  llvm::DenseMap<TaskId, int64_t> RecordedSize;
+  /// The first collective whose recorded group size disagrees, described.
+  std::string FirstSizeMismatch;
 };
 
 void Matcher::collect() {
@@ -194,6 +200,11 @@ llvm::Error Matcher::assignGroups() {
       NoteOf.try_emplace(N.Task, NoId, NoId).first->second.first = N.Value;
     else if (Key == "group-ranks")
       NoteOf.try_emplace(N.Task, NoId, NoId).first->second.second = N.Value;
+    else if (Key == "group-size") {
+      int64_t Size = 0;
+      if (!G.str(N.Value).getAsInteger(10, Size) && Size > 0)
+        RecordedSize[N.Task] = Size;
+    }
   }
   std::vector<int32_t> Job;
   for (const RankCollectives &R : Ranks)
@@ -332,6 +343,39 @@ llvm::Error Matcher::checkKinds(const Group &Gr, size_t Pos) const {
   return llvm::Error::success();
 }
 
+/// A member's trace that says its collective had another number of ranks
+/// than it was matched across: most likely a rank's trace missing from a
+/// group the job's metadata does not describe, or members listed wrongly.
+/// Counted, and the first described; the matched ranks are what the
+/// barrier models.
+void Matcher::checkGroupSize(const Group &Gr, size_t Pos, StringRef Kind) {
+  if (RecordedSize.empty())
+    return;
+  const int64_t Matched = int64_t(Gr.Members.size());
+  std::map<int64_t, std::vector<std::string>> Saying; // size -> ranks
+  for (size_t I = 0; I != Gr.Members.size(); ++I) {
+    auto It = RecordedSize.find(Gr.Kernels[I][Pos]);
+    if (It != RecordedSize.end() && It->second != Matched)
+      Saying[It->second].push_back(rankName(Gr.Members[I]));
+  }
+  if (Saying.empty())
+    return;
+  if (Stats.GroupSizeMismatches++ != 0)
+    return;
+  std::vector<std::string> Parts;
+  for (const auto &[Size, Ranks] : Saying)
+    Parts.push_back(
+        llvm::formatv("'Group size' {0} on {1}", Size, llvm::join(Ranks, ", "))
+            .str());
+  FirstSizeMismatch =
+      llvm::formatv("collective #{0} ({1}){2}: {3}, but it was matched "
+                    "across {4} ranks ({5})",
+                    Pos, Kind,
+                    Gr.isWorld() ? std::string() : " of " + Gr.label(),
+                    llvm::join(Parts, "; "), Matched, Gr.membersText(", "))
+          .str();
+}
+
 void Matcher::join(const Group &Gr, size_t Pos) {
   // Copies, not references: adding tasks may move the task array.
   const Task First = G.task(Gr.Kernels.front()[Pos]);
@@ -349,6 +393,7 @@ void Matcher::join(const Group &Gr, size_t Pos) {
       SizesDiffer = true;
     Bytes = std::max(Bytes, B);
   }
+  checkGroupSize(Gr, Pos, CN.Kind);
   if (SizesDiffer && CN.Kind != "all_to_all" && CN.Kind != "send_recv") {
     if (Stats.SizeMismatches++ == 0) {
       // Each member's size, the first few.
@@ -466,6 +511,15 @@ llvm::Error Matcher::run() {
   for (const Group &Gr : Groups)
     for (size_t Pos = 0, N = Gr.Kernels.front().size(); Pos != N; ++Pos)
       join(Gr, Pos);
+  if (uint64_t N = Stats.GroupSizeMismatches)
+    Warnings.push_back(
+        llvm::formatv("{0} collective{1} recorded a 'Group size' other than "
+                      "the number of ranks {2} matched across (the matched "
+                      "ranks are modelled; is a rank's trace missing?); the "
+                      "first: {3}",
+                      N, N == 1 ? "" : "s", N == 1 ? "it was" : "they were",
+                      FirstSizeMismatch)
+            .str());
   return llvm::Error::success();
 }
 

@@ -311,8 +311,16 @@ void RankGen::exec(const Op &O) {
     TaskAttrs A = P.Shapes[O.Shape];
     A.Bytes = O.Bytes;
     Pending = activity(O.Stream, O.Name, TaskKind::Collective, -1, A);
-    M.Activities[Pending].Group = GroupName[unsigned(O.Group)];
-    M.Activities[Pending].GroupRanks = GroupRanks[unsigned(O.Group)];
+    GpuActivity &Act = M.Activities[Pending];
+    Act.Group = GroupName[unsigned(O.Group)];
+    Act.GroupRanks = GroupRanks[unsigned(O.Group)];
+    // The communicator's size, as the Kineto writer records it with the
+    // size ("Group size"), so that both forms lower alike.
+    if (A.Bytes)
+      Act.GroupSize =
+          Act.GroupRanks == NoId
+              ? int64_t(Plan.Ranks)
+              : 1 + int64_t(M.Strings.get(Act.GroupRanks).count(','));
     return;
   }
   case OpKind::Switch:

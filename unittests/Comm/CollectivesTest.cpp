@@ -191,6 +191,97 @@ rank 3 world=4 host="b"
   EXPECT_EQ(recordedGpusPerNode(Partial), 0);
 }
 
+TEST(CollectivesTest, ParsesGroupMembers) {
+  auto M = parseGroupMembers("0,2,4,6");
+  ASSERT_TRUE(M.hasValue());
+  EXPECT_EQ(M->Ranks, (std::vector<int32_t>{0, 2, 4, 6}));
+  EXPECT_EQ(M->Stride, 2);
+  M = parseGroupMembers("[3, 1, 2]"); // Kineto's spelling, any order
+  ASSERT_TRUE(M.hasValue());
+  EXPECT_EQ(M->Ranks, (std::vector<int32_t>{1, 2, 3}));
+  EXPECT_EQ(M->Stride, 1);
+  M = parseGroupMembers("0,1,4");
+  ASSERT_TRUE(M.hasValue());
+  EXPECT_EQ(M->Stride, 0); // uneven
+  for (const char *Bad : {"", "[0, 1", "0,,1", "0,-1", "a", "1,1"})
+    EXPECT_FALSE(parseGroupMembers(Bad).hasValue()) << Bad;
+}
+
+/// A data-parallel group [0,2] across tensor-parallel ones: its members
+/// in the barrier's note; a second barrier has only its lane's name.
+const char *Strided = R"ddir(ddir 1
+rank 0 world=4
+rank 1 world=4
+rank 2 world=4
+rank 3 world=4
+lane @s0 gpu-stream "stream 7" native=7 rank=0 device=0
+lane @s2 gpu-stream "stream 7" native=7 rank=2 device=0
+lane @dp comm-channel "collectives pg 3 [0,2]"
+task %a0 marker @s0 "arrive all_reduce" start=100 dur=0
+task %a2 marker @s2 "arrive all_reduce" start=100 dur=0
+task %b collective @dp "all_reduce" start=100 dur=50
+task %c collective @dp "all_reduce" start=200 dur=50
+edge %a0 -> %b comm
+edge %a2 -> %b comm
+note %b "collective" "all_reduce"
+note %b "ranks" "2"
+note %b "group-ranks" "0,2"
+note %c "collective" "all_reduce"
+note %c "ranks" "2"
+)ddir";
+
+TEST(CollectivesTest, GroupMembersPlaceTheGroup) {
+  Graph G = parse(Strided);
+  std::vector<CollectiveInfo> Cs = findCollectives(G);
+  ASSERT_EQ(Cs.size(), 2u);
+  for (const CollectiveInfo &C : Cs) {
+    ASSERT_TRUE(C.Group);
+    EXPECT_EQ(C.Group->Ranks, (std::vector<int32_t>{0, 2}));
+    EXPECT_EQ(C.Group->Stride, 2);
+  }
+  // On nodes of 2, ranks 0 and 2 are on two nodes; packed, on one.
+  Placement P = groupPlacement(Cs[0], 2, 2);
+  EXPECT_EQ(P.Nodes, 2);
+  EXPECT_DOUBLE_EQ(P.PerNode, 1);
+  // Four ranks keep the spacing: 0, 2, 4, 6 on four nodes.
+  P = groupPlacement(Cs[0], 4, 2);
+  EXPECT_EQ(P.Ranks, 4);
+  EXPECT_EQ(P.Nodes, 4);
+  // Without members: consecutive.
+  CollectiveInfo Unknown;
+  P = groupPlacement(Unknown, 4, 2);
+  EXPECT_EQ(P.Nodes, 2);
+  EXPECT_DOUBLE_EQ(P.PerNode, 2);
+  // Re-timed from 2 to 4 ranks on nodes of 2 (network 10 GB/s, 10 us;
+  // node 100 GB/s, 1 us): strided, 2 -> 6 steps across and 1 -> 1.5 x B
+  // over the network: (60 + 150) / (20 + 100) us of 1e6 B, where packed
+  // the 2 ranks of one node would have taken 2 + 10 us.
+  Topology T;
+  T.GpusPerNode = 2;
+  T.Intra = Link{100, 1};
+  T.Inter = Link{10, 10};
+  EXPECT_DOUBLE_EQ(retimeNs(120000, CollectiveKind::AllReduce, Algorithm::Ring,
+                            1000000, groupPlacement(Cs[0], 2, 2), T,
+                            groupPlacement(Cs[0], 4, 2), T),
+                   210000);
+}
+
+TEST(CollectivesTest, KernelGroupMembersGiveTheirSize) {
+  // A single rank's kernel of the group [1, 3] (2024+ trace): 2 ranks,
+  // not the world's 4.
+  Graph G = parse(R"ddir(ddir 1
+rank 1 world=4
+lane @s gpu-stream "stream 7" native=7 rank=1 device=0
+task %k collective @s "ncclDevKernel_AllReduce_Sum_f32_RING_LL" start=0 dur=50
+note %k "group-ranks" "[1, 3]"
+)ddir");
+  std::vector<CollectiveInfo> Ks = findCollectiveKernels(G, 4);
+  ASSERT_EQ(Ks.size(), 1u);
+  EXPECT_EQ(Ks[0].Ranks, 2);
+  ASSERT_TRUE(Ks[0].Group);
+  EXPECT_EQ(Ks[0].Group->Stride, 2);
+}
+
 TEST(CollectivesTest, RetimeKeepsTheRecordedTimeWhereNothingChanges) {
   Topology T = singleNode(8, Link{20, 5});
   // The model says 60000 ns; the recorded 61234 stays, bit for bit.

@@ -139,6 +139,77 @@ TEST(NetworkModelTest, NodesSpanned) {
   EXPECT_EQ(nodesSpanned(5, 1), 5);
 }
 
+TEST(NetworkModelTest, PlacementOfMembers) {
+  // A TP x DP job of 32 ranks on nodes of 8: the data-parallel group
+  // [0,8,16,24] has one rank on each of 4 nodes, the tensor-parallel group
+  // [0..7] fills one node; packed, 4 ranks would fit in one node.
+  Placement Dp = placementOf({0, 8, 16, 24}, 8);
+  EXPECT_EQ(Dp.Ranks, 4);
+  EXPECT_EQ(Dp.Nodes, 4);
+  EXPECT_DOUBLE_EQ(Dp.PerNode, 1);
+  Placement Tp = placementOf({0, 1, 2, 3, 4, 5, 6, 7}, 8);
+  EXPECT_EQ(Tp.Nodes, 1);
+  EXPECT_DOUBLE_EQ(Tp.PerNode, 8);
+  Placement Packed = consecutivePlacement(4, 8);
+  EXPECT_EQ(Packed.Nodes, 1);
+  EXPECT_DOUBLE_EQ(Packed.PerNode, 4);
+  // Uneven: ranks 6, 7 on node 0, 8 on node 1; the most on one node is 2.
+  Placement Uneven = placementOf({6, 7, 8}, 8);
+  EXPECT_EQ(Uneven.Nodes, 2);
+  EXPECT_DOUBLE_EQ(Uneven.PerNode, 2);
+  // Without listing them: 4 ranks 8 apart; 8 ranks 2 apart from 1
+  // (1, 3, 5, 7 | 9, 11, 13, 15); 3 ranks 3 apart from 6 (6 | 9, 12 | 15
+  // would be a fourth): nodes 0 and 1, two on node 1.
+  Placement S = stridedPlacement(0, 8, 4, 8);
+  EXPECT_EQ(S.Nodes, 4);
+  EXPECT_DOUBLE_EQ(S.PerNode, 1);
+  S = stridedPlacement(1, 2, 8, 8);
+  EXPECT_EQ(S.Nodes, 2);
+  EXPECT_DOUBLE_EQ(S.PerNode, 4);
+  S = stridedPlacement(6, 3, 3, 8);
+  EXPECT_EQ(S.Nodes, 2);
+  EXPECT_DOUBLE_EQ(S.PerNode, 2);
+}
+
+TEST(NetworkModelTest, StridedGroupCrossesNodes) {
+  // Ring all-reduce of 4e6 B over 4 ranks on nodes of 8.
+  // Consecutive: one node, 2(n-1) = 6 steps inside, 1.5 x B inside.
+  CostTerms Packed = costTerms(CollectiveKind::AllReduce, Algorithm::Ring, 4e6,
+                               consecutivePlacement(4, 8));
+  EXPECT_DOUBLE_EQ(Packed.IntraHops, 6);
+  EXPECT_DOUBLE_EQ(Packed.InterHops, 0);
+  EXPECT_DOUBLE_EQ(Packed.IntraBytes, 6e6);
+  EXPECT_DOUBLE_EQ(Packed.InterBytes, 0);
+  // The same size as the old signature gives.
+  CostTerms Old =
+      costTerms(CollectiveKind::AllReduce, Algorithm::Ring, 4e6, 4, 8);
+  EXPECT_DOUBLE_EQ(Old.IntraHops, 6);
+  EXPECT_DOUBLE_EQ(Old.IntraBytes, 6e6);
+  // Strided [0,8,16,24]: 2(n-m) = 0 steps inside, 2(m-1) = 6 across, and
+  // every byte over the network.
+  CostTerms Strided = costTerms(CollectiveKind::AllReduce, Algorithm::Ring, 4e6,
+                                placementOf({0, 8, 16, 24}, 8));
+  EXPECT_DOUBLE_EQ(Strided.IntraHops, 0);
+  EXPECT_DOUBLE_EQ(Strided.InterHops, 6);
+  EXPECT_DOUBLE_EQ(Strided.IntraBytes, 0);
+  EXPECT_DOUBLE_EQ(Strided.InterBytes, 6e6);
+  // Its time: 6 x 10 us + 6e6 / 50 = 180 us, where packed it takes
+  // 6 x 3 us + 6e6 / 300 = 38 us.
+  Topology T = twoLevels(8, Link{300, 3}, Link{50, 10});
+  EXPECT_DOUBLE_EQ(collectiveTimeNs(CollectiveKind::AllReduce, Algorithm::Ring,
+                                    4e6, placementOf({0, 8, 16, 24}, 8), T),
+                   60000 + 120000);
+  EXPECT_DOUBLE_EQ(time(CollectiveKind::AllReduce, Algorithm::Ring, 4e6, 4, T),
+                   18000 + 20000);
+  // All-to-all: g - 1 = 0 steps inside, n - g = 3 across, g (n-g)/n =
+  // 3/4 x B per node.
+  CostTerms A2a = costTerms(CollectiveKind::AllToAll, Algorithm::Direct, 4e6,
+                            placementOf({0, 8, 16, 24}, 8));
+  EXPECT_DOUBLE_EQ(A2a.IntraHops, 0);
+  EXPECT_DOUBLE_EQ(A2a.InterHops, 3);
+  EXPECT_DOUBLE_EQ(A2a.InterBytes, 3e6);
+}
+
 TEST(NetworkModelTest, KindsAndAlgorithms) {
   for (unsigned I = 0; I <= unsigned(CollectiveKind::Other); ++I) {
     CollectiveKind K = CollectiveKind(I);

@@ -35,6 +35,14 @@ struct Sample {
   double Bytes = 0;
   int64_t Ranks = 0;
   double TimeNs = 0;
+  /// Where the group's ranks sat (Placement); Nodes 0: consecutive ranks.
+  int64_t Nodes = 0;
+  double PerNode = 0;
+
+  Placement placement(int64_t GpusPerNode) const {
+    return Nodes > 0 ? Placement{Ranks, Nodes, PerNode}
+                     : consecutivePlacement(Ranks, GpusPerNode);
+  }
 };
 
 /// Where a level's link came from.

@@ -22,6 +22,12 @@
 // `modelled-ranks`, which then counts instead of `ranks`; of several notes
 // with one key the last counts.
 //
+// A process group's members (the barrier's `group-ranks` note, "0,2,4,6",
+// else its lane's name, "collectives pg 3 [0,2,4,6]"; a kernel's
+// `group-ranks` note, "[0, 2, 4, 6]") say which nodes the group occupies,
+// which the model times it by: a data-parallel group across
+// tensor-parallel ones is strided over nodes, not packed into them.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef DAYDREAM_COMM_COLLECTIVES_H
@@ -30,8 +36,10 @@
 #include "daydream/Comm/NetworkModel.h"
 #include "daydream/IR/Types.h"
 
+#include "llvm/ADT/Optional.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <memory>
 #include <vector>
 
 namespace dd {
@@ -45,6 +53,18 @@ constexpr llvm::StringLiteral CollectiveNote = "collective";
 constexpr llvm::StringLiteral RanksNote = "ranks";
 constexpr llvm::StringLiteral AlgorithmNote = "algorithm";
 constexpr llvm::StringLiteral ModelledRanksNote = "modelled-ranks";
+constexpr llvm::StringLiteral GroupRanksNote = "group-ranks";
+
+/// A process group's members: its ranks, ascending, and the distance
+/// between neighbours where they are evenly spaced.
+struct GroupMembers {
+  std::vector<int32_t> Ranks;
+  int64_t Stride = 0; ///< 0: unevenly spaced (or one rank)
+};
+
+/// "0,2,4,6" or "[0, 2, 4, 6]"; None if anything else (the importer
+/// reports malformed lists; here they only mean "unknown").
+llvm::Optional<GroupMembers> parseGroupMembers(llvm::StringRef Text);
 
 struct CollectiveInfo {
   /// The barrier, or, in a graph without barriers, the recorded kernel.
@@ -63,7 +83,18 @@ struct CollectiveInfo {
   /// order of the graph's edges.
   std::vector<TaskId> Arrivals;
   std::vector<TaskId> Members;
+  /// The group's member ranks where the graph records them (shared by the
+  /// collectives of one group); null if not.
+  std::shared_ptr<const GroupMembers> Group;
 };
+
+/// Where \p C's group sits with \p Ranks ranks on nodes of
+/// \p GpusPerNode: its recorded members where there are \p Ranks of them;
+/// as many evenly spaced ones from its first where \p Ranks is another
+/// size (a group 8 apart stays 8 apart on more ranks); consecutive ranks
+/// where the members are unknown or uneven.
+Placement groupPlacement(const CollectiveInfo &C, int64_t Ranks,
+                         int64_t GpusPerNode);
 
 /// The barrier tasks of \p G, in id order: live tasks of kind collective on
 /// a comm-channel lane of rank -1 that have a `collective` note.
@@ -97,6 +128,11 @@ llvm::StringRef graphGpuName(const Graph &G);
 double retimeNs(double RecordedNs, CollectiveKind K, Algorithm A,
                 uint64_t Bytes, int64_t OldRanks, const Topology &Old,
                 int64_t NewRanks, const Topology &New);
+
+/// The same with each group's placement given (groupPlacement()).
+double retimeNs(double RecordedNs, CollectiveKind K, Algorithm A,
+                uint64_t Bytes, const Placement &OldP, const Topology &Old,
+                const Placement &NewP, const Topology &New);
 
 } // namespace comm
 } // namespace dd

@@ -54,8 +54,9 @@ double alphaBetaNs(double Bytes, const Link &L);
 /// Identical nodes of GpusPerNode GPUs each. Intra is what one GPU gets to
 /// another in its node; Inter is what a node gets to the others (the NICs
 /// its collectives share: 8 x 200 Gb/s on a DGX A100 is 200 GB/s). Ranks
-/// are placed node by node, so a group of n ranks spans
-/// nodesSpanned(n, GpusPerNode) nodes; Nodes is the job's count.
+/// are placed node by node (rank r on node r / GpusPerNode); a group whose
+/// members are not known is taken to be consecutive ranks, spanning
+/// nodesSpanned(n, GpusPerNode) nodes. Nodes is the job's count.
 struct Topology {
   int64_t GpusPerNode = 8;
   int64_t Nodes = 1;
@@ -65,6 +66,31 @@ struct Topology {
 
 /// ceil(Ranks / GpusPerNode), at least 1.
 int64_t nodesSpanned(int64_t Ranks, int64_t GpusPerNode);
+
+/// Where a group's ranks sit: Ranks of them on Nodes nodes, at most PerNode
+/// on one. What the formulas read: the steps and bytes that cross nodes
+/// depend on the nodes a group occupies, not on its size alone (a
+/// data-parallel group [0,8,16,24] on nodes of 8 crosses nodes at every
+/// step; the tensor-parallel group [0..7] never does).
+struct Placement {
+  int64_t Ranks = 0;
+  int64_t Nodes = 1;
+  double PerNode = 1;
+};
+
+/// A group of \p Ranks consecutive ranks: nodesSpanned() nodes and, as the
+/// formulas have always taken it, n / m ranks on each.
+Placement consecutivePlacement(int64_t Ranks, int64_t GpusPerNode);
+
+/// The placement of the ranks \p SortedMembers (ascending): the nodes
+/// rank / \p GpusPerNode they occupy and the most ranks on one of them.
+Placement placementOf(llvm::ArrayRef<int32_t> SortedMembers,
+                      int64_t GpusPerNode);
+
+/// The placement of \p Count ranks \p First, \p First + \p Stride, ...
+/// (Stride > 0), without listing them.
+Placement stridedPlacement(int64_t First, int64_t Stride, int64_t Count,
+                           int64_t GpusPerNode);
 
 /// A collective's cost in model units: steps (hops) that pay each level's
 /// latency, and bytes that move at each level's bandwidth. Its time is
@@ -84,12 +110,19 @@ struct CostTerms {
 CostTerms costTerms(CollectiveKind K, Algorithm A, double Bytes, int64_t Ranks,
                     int64_t GpusPerNode);
 
+/// The same for a group placed as \p P says: its steps inside and across
+/// nodes follow the nodes it occupies and the most ranks on one node.
+CostTerms costTerms(CollectiveKind K, Algorithm A, double Bytes,
+                    const Placement &P);
+
 /// The time of the terms on \p T's links, in nanoseconds.
 double timeNs(const CostTerms &C, const Topology &T);
 
 /// The time of collective \p K in nanoseconds: timeNs(costTerms(...), T).
 double collectiveTimeNs(CollectiveKind K, Algorithm A, double Bytes,
                         int64_t Ranks, const Topology &T);
+double collectiveTimeNs(CollectiveKind K, Algorithm A, double Bytes,
+                        const Placement &P, const Topology &T);
 
 /// A one-node topology of \p Ranks GPUs on link \p L (what a flat model of
 /// one level, such as ddp-insert's ring, uses).

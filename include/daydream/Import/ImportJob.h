@@ -27,6 +27,9 @@ struct CollectiveStats {
                                ///< different message sizes
   uint64_t Groups = 0; ///< process groups the traces named (0: the world
                        ///< only, as in traces without group args)
+  uint64_t GroupSizeMismatches = 0; ///< matched collectives a member's
+                                    ///< "Group size" says are of another
+                                    ///< number of ranks
 };
 
 /// The members of a process group as Kineto writes them in a collective's

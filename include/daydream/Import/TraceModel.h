@@ -98,6 +98,10 @@ struct GpuActivity {
   /// `group` and `group-ranks`; the job's importer parses and checks them.
   StrId Group = NoId;
   StrId GroupRanks = NoId;
+  /// Kineto's "Group size" of a collective kernel (2024+ traces), 0 where
+  /// not recorded; kept as the note `group-size`, which the job's importer
+  /// checks against the ranks it matches the collective across.
+  int64_t GroupSize = 0;
 };
 
 /// What a synchronization record (Kineto cuda_sync, CUPTI
