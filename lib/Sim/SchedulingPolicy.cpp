@@ -11,6 +11,8 @@
 
 #include "daydream/IR/Graph.h"
 
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
@@ -42,43 +44,58 @@ public:
 
 /// Notes are free-form strings, so their values are parsed once here rather
 /// than on every priority() call; the result is a dense rank per task so that
-/// noted and unnoted tasks share one scale.
+/// noted and unnoted tasks share one scale. Only tasks on ByPriority lanes
+/// are ever ranked, a few percent of a graph after p3, so everything here is
+/// sized by them: arrays of one slot per task would cost more in page faults
+/// at ten million tasks than the event-driven replay that follows.
 class NotePriorityPolicy final : public SchedulingPolicy {
 public:
   llvm::StringRef name() const override { return "note-priority"; }
 
   void prepare(const Graph &G) override {
-    std::vector<int64_t> Noted(G.numTaskSlots(), 0);
-    std::vector<bool> HasNote(G.numTaskSlots(), false);
-    for (const TaskNote &N : G.notes()) {
-      int64_t Value;
-      if (N.Task < G.numTaskSlots() && G.isLive(N.Task) &&
-          G.str(N.Key) == PriorityNoteKey &&
-          !llvm::StringRef(G.str(N.Value)).trim().getAsInteger(10, Value)) {
-        Noted[N.Task] = Value;
-        HasNote[N.Task] = true;
-      }
-    }
+    const size_t N = G.numTaskSlots();
     std::vector<TaskId> Scheduled;
+    llvm::BitVector IsScheduled(N);
     for (LaneId L = 0; L != G.numLanes(); ++L)
       if (G.lane(L).Order == LaneOrder::ByPriority)
-        for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T))
+        for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
           Scheduled.push_back(T);
-    auto Key = [&](TaskId T) {
-      return std::make_tuple(!HasNote[T], Noted[T], G.task(T).StartNs, T);
-    };
-    llvm::sort(Scheduled, [&](TaskId A, TaskId B) { return Key(A) < Key(B); });
-    Rank.assign(G.numTaskSlots(), 0);
-    for (size_t I = 0; I != Scheduled.size(); ++I)
-      Rank[Scheduled[I]] = int64_t(I);
+          IsScheduled.set(T);
+        }
+
+    // The last valid note of a task wins.
+    llvm::DenseMap<TaskId, int64_t> Noted;
+    for (const TaskNote &Note : G.notes()) {
+      int64_t Value;
+      if (Note.Task < N && IsScheduled.test(Note.Task) &&
+          G.str(Note.Key) == PriorityNoteKey &&
+          !llvm::StringRef(G.str(Note.Value)).trim().getAsInteger(10, Value))
+        Noted[Note.Task] = Value;
+    }
+
+    // (unnoted, note, recorded start, id): a total order.
+    std::vector<std::tuple<bool, int64_t, int64_t, TaskId>> Keys;
+    Keys.reserve(Scheduled.size());
+    for (TaskId T : Scheduled) {
+      auto It = Noted.find(T);
+      bool HasNote = It != Noted.end();
+      Keys.emplace_back(!HasNote, HasNote ? It->second : 0, G.task(T).StartNs,
+                        T);
+    }
+    llvm::sort(Keys);
+    Rank.clear();
+    Rank.reserve(Keys.size());
+    for (size_t I = 0; I != Keys.size(); ++I)
+      Rank[std::get<3>(Keys[I])] = int64_t(I);
   }
 
   int64_t priority(const Graph &, TaskId T) const override {
-    return T < Rank.size() ? Rank[T] : 0;
+    auto It = Rank.find(T);
+    return It == Rank.end() ? 0 : It->second;
   }
 
 private:
-  std::vector<int64_t> Rank;
+  llvm::DenseMap<TaskId, int64_t> Rank;
 };
 
 } // namespace
