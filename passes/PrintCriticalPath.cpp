@@ -21,6 +21,7 @@
 #include "daydream/Sim/SchedulingPolicy.h"
 #include "daydream/Sim/Simulator.h"
 
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -66,54 +67,138 @@ constexpr size_t NumSlackBuckets = std::size(SlackLabels);
 
 struct Report {
   const SimResult *Sim = nullptr;
+  /// Kept only to list it (tasks=true): the figures below need no path.
   CriticalPath Path;
   CriticalPathBreakdown Time;
+  uint64_t NumSteps = 0;
   uint64_t Blocked = 0;
   std::vector<Group> Kernels, Layers;
   uint64_t SlackCounts[NumSlackBuckets] = {};
 };
 
-/// Time on the path grouped by name (a StrId), filled step by step.
-/// Indexed by StrId rather than hashed: a path can hold millions of steps
-/// and the string table is small next to it.
+/// Time on the path grouped by name (a StrId), filled step by step from
+/// the last step to the first. Indexed by StrId rather than hashed: a path
+/// can hold millions of steps and the string table is small next to it.
 class GroupTable {
 public:
   explicit GroupTable(const Graph &G) : G(G), Index(G.strings().size(), NoId) {}
 
-  void add(StrId Name, int64_t Ns) {
-    if (Index[Name] == NoId) {
-      Index[Name] = Groups.size();
-      Groups.push_back(Group{G.str(Name)});
-    }
-    Group &Gr = Groups[Index[Name]];
-    Gr.Ns += Ns;
-    ++Gr.Count;
+  /// Inlined: it runs twice a step, and most of it is the call otherwise.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void add(StrId Name, int64_t Ns) {
+    uint32_t I = Index[Name];
+    if (LLVM_UNLIKELY(I == NoId))
+      I = insert(Name);
+    Entry &E = Entries[I];
+    E.Gr.Ns += Ns;
+    ++E.Gr.Count;
+    E.LastSeen = ++Added;
   }
 
   /// The \p Top groups with the most time, ties by name.
   std::vector<Group> top(size_t Top) {
+    // Two strings of a file may be equal, so ties on name can remain, and
+    // the sort then keeps whatever order it was given: the order in which
+    // the groups first appear going forward, the last seen going back.
+    llvm::sort(Entries, [](const Entry &A, const Entry &B) {
+      return A.LastSeen > B.LastSeen;
+    });
+    std::vector<Group> Groups;
+    Groups.reserve(Entries.size());
+    for (const Entry &E : Entries)
+      Groups.push_back(E.Gr);
     llvm::sort(Groups, [](const Group &A, const Group &B) {
       return std::make_pair(-A.Ns, A.Name) < std::make_pair(-B.Ns, B.Name);
     });
     if (Groups.size() > Top)
       Groups.resize(Top);
-    return std::move(Groups);
+    return Groups;
+  }
+
+private:
+  struct Entry {
+    Group Gr;
+    /// When the group was last added to; its last step going back is its
+    /// first going forward.
+    uint64_t LastSeen = 0;
+  };
+
+  LLVM_ATTRIBUTE_NOINLINE uint32_t insert(StrId Name) {
+    Index[Name] = Entries.size();
+    Entries.push_back(Entry{Group{G.str(Name)}});
+    return Index[Name];
+  }
+
+  const Graph &G;
+  std::vector<uint32_t> Index;
+  std::vector<Entry> Entries;
+  uint64_t Added = 0;
+};
+
+/// Every figure of the report but the listing, added up as
+/// visitCriticalPath() hands over the steps and the slack: the path can
+/// hold half of the graph's tasks, and each step reads its task record
+/// while the sweep has it at hand.
+class Summarizer final : public CriticalPathVisitor {
+public:
+  Summarizer(const Graph &G, Report &Rep)
+      : G(G), Rep(Rep), Kernels(G), Layers(G),
+        AllLive(G.numTasks() == G.numTaskSlots()) {
+    for (unsigned K = 0; K != NumTaskKinds; ++K)
+      GpuKind[K] = isGpuWork(TaskKind(K));
+    for (const Lane &L : G.lanes())
+      LaneKinds.push_back(L.Kind);
+  }
+
+  void step(const CriticalStep &S) override {
+    const Task &Tk = G.task(S.Task);
+    addStep(Rep.Time, S, Tk, LaneKinds[Tk.Lane]);
+    ++Rep.NumSteps;
+    Rep.Blocked += S.Blocked;
+    // A copy or collective can hold up a step as much as a kernel can. A
+    // GPU task's gap is the GPU's scheduling latency, not the kernel's.
+    if (GpuKind[unsigned(Tk.Kind)] && Tk.Name != NoId)
+      Kernels.add(Tk.Name, S.WorkNs);
+    // By name: importers make one layer per distinct chain of enclosing
+    // operators, so one operator's time is spread over many layers. A CPU
+    // task's gap is untraced work inside the operators that enclose it.
+    if (Tk.Layer != NoId && G.layer(Tk.Layer).Name != NoId)
+      Layers.add(G.layer(Tk.Layer).Name, S.WorkNs + S.GapNs);
+  }
+
+  void slack(TaskId First, llvm::ArrayRef<int64_t> SlackNs) override {
+    // Counted per bound, how many tasks reach it: independent sums, where
+    // bumping each task's bucket would wait on the last bump of the same
+    // bucket, which is most often the one just made.
+    constexpr size_t NumBounds = std::size(SlackBounds);
+    uint64_t Reach[NumBounds] = {};
+    uint64_t Live = 0;
+    for (size_t I = 0; I != SlackNs.size(); ++I) {
+      if (!AllLive && !G.isLive(First + I))
+        continue;
+      ++Live;
+      for (size_t B = 0; B != NumBounds; ++B)
+        Reach[B] += SlackNs[I] >= SlackBounds[B];
+    }
+    // Bounds ascend, so a task in bucket B reaches bounds 0 to B - 1 only.
+    Rep.SlackCounts[0] += Live - Reach[0];
+    for (size_t B = 1; B != NumBounds; ++B)
+      Rep.SlackCounts[B] += Reach[B - 1] - Reach[B];
+    Rep.SlackCounts[NumBounds] += Reach[NumBounds - 1];
+  }
+
+  void finish(size_t Top) {
+    Rep.Kernels = Kernels.top(Top);
+    Rep.Layers = Layers.top(Top);
   }
 
 private:
   const Graph &G;
-  std::vector<uint32_t> Index;
-  std::vector<Group> Groups;
+  Report &Rep;
+  GroupTable Kernels, Layers;
+  bool GpuKind[NumTaskKinds];
+  std::vector<LaneKind> LaneKinds;
+  const bool AllLive;
 };
-
-/// The bucket of \p Slack: how many bounds it reaches (an upper_bound
-/// without branches, run once per task).
-size_t slackBucket(int64_t Slack) {
-  size_t Bucket = 0;
-  for (int64_t Bound : SlackBounds)
-    Bucket += Slack >= Bound;
-  return Bucket;
-}
 
 std::string percentOf(int64_t Part, int64_t Whole) {
   double Share = Whole ? 100.0 * double(Part) / double(Whole) : 0.0;
@@ -138,14 +223,23 @@ public:
     llvm::Expected<SimResult> Sim = simulate(G, SO);
     if (!Sim)
       return Sim.takeError();
-    llvm::Expected<CriticalPath> Path = findCriticalPath(G, *Sim, Order);
-    if (!Path)
-      return Path.takeError();
 
     Report Rep;
     Rep.Sim = &*Sim;
-    Rep.Path = std::move(*Path);
-    summarize(G, Rep);
+    Summarizer Sum(G, Rep);
+    if (O.Tasks) {
+      // The listing needs the path, and the end times visiting would free.
+      llvm::Expected<CriticalPath> Path = findCriticalPath(G, *Sim, Order);
+      if (!Path)
+        return Path.takeError();
+      Rep.Path = std::move(*Path);
+      for (const CriticalStep &S : llvm::reverse(Rep.Path.Steps))
+        Sum.step(S);
+      Sum.slack(0, Rep.Path.SlackNs);
+    } else if (llvm::Error E = visitCriticalPath(G, *Sim, Order, Sum)) {
+      return std::move(E);
+    }
+    Sum.finish(O.Top);
     if (O.Json)
       printJson(G, Rep, AM.reportStream());
     else
@@ -154,37 +248,6 @@ public:
   }
 
 private:
-  void summarize(const Graph &G, Report &Rep) const {
-    // Every figure in one walk over the path: it can hold half of the
-    // graph's tasks, and each walk reads their task records.
-    bool GpuKind[NumTaskKinds];
-    for (unsigned K = 0; K != NumTaskKinds; ++K)
-      GpuKind[K] = isGpuWork(TaskKind(K));
-    std::vector<LaneKind> LaneKinds;
-    for (const Lane &L : G.lanes())
-      LaneKinds.push_back(L.Kind);
-    GroupTable Kernels(G), Layers(G);
-    for (const CriticalStep &S : Rep.Path.Steps) {
-      const Task &Tk = G.task(S.Task);
-      addStep(Rep.Time, S, Tk, LaneKinds[Tk.Lane]);
-      Rep.Blocked += S.Blocked;
-      // A copy or collective can hold up a step as much as a kernel can. A
-      // GPU task's gap is the GPU's scheduling latency, not the kernel's.
-      if (GpuKind[unsigned(Tk.Kind)] && Tk.Name != NoId)
-        Kernels.add(Tk.Name, S.WorkNs);
-      // By name: importers make one layer per distinct chain of enclosing
-      // operators, so one operator's time is spread over many layers. A CPU
-      // task's gap is untraced work inside the operators that enclose it.
-      if (Tk.Layer != NoId && G.layer(Tk.Layer).Name != NoId)
-        Layers.add(G.layer(Tk.Layer).Name, S.WorkNs + S.GapNs);
-    }
-    Rep.Kernels = Kernels.top(O.Top);
-    Rep.Layers = Layers.top(O.Top);
-    for (TaskId T = 0, N = G.numTaskSlots(); T != N; ++T)
-      if (G.isLive(T))
-        ++Rep.SlackCounts[slackBucket(Rep.Path.SlackNs[T])];
-  }
-
   void printText(const Graph &G, const Report &Rep,
                  llvm::raw_ostream &OS) const {
     const int64_t Len = Rep.Sim->MakespanNs;
@@ -210,7 +273,7 @@ private:
 
     OS << "print<critical-path>:\n";
     OS << "  length " << Len << " ns\n";
-    OS << "  tasks " << Rep.Path.Steps.size() << " of " << G.numTasks() << " ("
+    OS << "  tasks " << Rep.NumSteps << " of " << G.numTasks() << " ("
        << Rep.Blocked << " blocked on a sync)\n";
     Breakdown("by task kind", TaskKind(), Rep.Time.ByTaskKind, NumTaskKinds,
               true);
@@ -264,7 +327,7 @@ private:
     llvm::json::Object Root{
         {"length_ns", Rep.Sim->MakespanNs},
         {"origin_ns", Rep.Sim->OriginNs},
-        {"tasks", int64_t(Rep.Path.Steps.size())},
+        {"tasks", int64_t(Rep.NumSteps)},
         {"blocked_tasks", int64_t(Rep.Blocked)},
         {"live_tasks", int64_t(G.numTasks())},
         {"gap_ns", Rep.Time.GapNs},

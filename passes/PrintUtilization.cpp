@@ -81,8 +81,7 @@ public:
     llvm::Expected<SimResult> R = simulate(G, SO);
     if (!R)
       return R.takeError();
-    RunUtilization Predicted = predictedUtilization(G, *R);
-    RunUtilization Recorded = recordedUtilization(G);
+    auto [Predicted, Recorded] = predictedAndRecordedUtilization(G, *R);
     llvm::raw_ostream &OS = AM.reportStream();
     if (O.Json) {
       llvm::json::Object Root{{"predicted", json(G, Predicted)},

@@ -1,16 +1,20 @@
 //===- Utilization.cpp - How busy a run keeps GPUs, threads, links --------===//
 //
 // One walk over the live tasks merges each lane's intervals as they come
-// (measureLanes() says when they come sorted, and what happens when not);
-// the lanes' kernel and communication unions are then merged by device and
-// for the whole run, so the computation is O(n) in tasks when lanes come in
-// order (O(n log n) otherwise) plus O(log n) per iteration window. The
-// simulated and recorded runs differ only in where a task's interval and the
-// iteration windows come from.
+// (LaneMeasure.h says when they come sorted, and what happens when not),
+// for one run or for the simulated and the recorded run at once; the lanes'
+// kernel and communication unions are then merged by device and for the
+// whole run, so the computation is O(n) in tasks when lanes come in order
+// (O(n log n) otherwise) plus O(log n) per iteration window. A device with
+// one lane has its kernels measured against the windows as they come, not
+// kept: on a graph of millions of kernels that memory, fresh, cost more
+// than the walk. The simulated and recorded runs differ only in where a
+// task's interval and the iteration windows come from.
 //
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Analysis/Utilization.h"
+#include "LaneMeasure.h"
 
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/Simulator.h"
@@ -18,31 +22,13 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 #include <map>
 
 using namespace dd;
 
 namespace {
-
-/// One lane's share of the figures: its busy time, and its kernels and its
-/// communication as sorted, disjoint intervals, ready to merge with other
-/// lanes'.
-struct LaneIntervals {
-  int64_t BusyNs = 0;
-  /// Ran a kernel, even an empty one: its device is then reported.
-  bool HasKernel = false;
-  std::vector<Interval> Kernels, Communication;
-};
-
-/// Appends \p I to \p Merged, sorted and disjoint so far, given that no
-/// interval before it began later: it can only extend the last one.
-void appendSorted(std::vector<Interval> &Merged, Interval I) {
-  if (!Merged.empty() && I.Begin <= Merged.back().End)
-    Merged.back().End = std::max(Merged.back().End, I.End);
-  else
-    Merged.push_back(I);
-}
 
 /// The union of several sorted, disjoint runs as one sorted vector (not yet
 /// merged where runs overlap): pairwise merges, O(n log runs).
@@ -72,87 +58,6 @@ mergeRuns(llvm::ArrayRef<const std::vector<Interval> *> Runs) {
   return All;
 }
 
-/// Each lane's busy time, kernels and communication, in one walk over the
-/// tasks in slot order that keeps no per-task storage: a lane's tasks
-/// arrive by begin time whenever the lane runs its tasks in list order and
-/// slot order follows list order (every simulated InOrder lane of a graph
-/// read from a file, and the recorded times of one), so each lane's unions
-/// are merged as they come. A lane whose tasks arrive out of order has its
-/// intervals collected and sorted in a second walk instead.
-template <typename TimeFn>
-std::vector<LaneIntervals> measureLanes(const Graph &G, TimeFn TimeOf) {
-  const size_t NumLanes = G.numLanes();
-  std::vector<LaneIntervals> Out(NumLanes);
-  std::vector<uint8_t> IsCommLane(NumLanes), Sorted(NumLanes, 1);
-  std::vector<int64_t> LastBegin(NumLanes, std::numeric_limits<int64_t>::min());
-  // The lane's merged busy interval still growing; busy time before it is
-  // already in BusyNs.
-  std::vector<Interval> Open(NumLanes);
-  for (LaneId L = 0; L != NumLanes; ++L)
-    IsCommLane[L] = G.lane(L).Kind == LaneKind::CommChannel;
-
-  llvm::ArrayRef<Task> Tasks = G.taskSlots();
-  const bool AllLive = G.numTasks() == Tasks.size();
-  bool AnyUnsorted = false;
-  for (TaskId T = 0, N = Tasks.size(); T != N; ++T) {
-    if (!AllLive && !G.isLive(T))
-      continue;
-    const Task &Tk = Tasks[T];
-    const LaneId L = Tk.Lane;
-    const Interval I = TimeOf(T);
-    if (Tk.Kind == TaskKind::Kernel)
-      Out[L].HasKernel = true;
-    // IntervalUnion drops empty intervals; so does this.
-    if (I.End <= I.Begin || !Sorted[L])
-      continue;
-    if (I.Begin < LastBegin[L]) {
-      Sorted[L] = 0;
-      AnyUnsorted = true;
-      continue;
-    }
-    LastBegin[L] = I.Begin;
-    LaneIntervals &Lane = Out[L];
-    Interval &Cur = Open[L];
-    if (Cur.End > Cur.Begin && I.Begin <= Cur.End) {
-      Cur.End = std::max(Cur.End, I.End);
-    } else {
-      Lane.BusyNs += Cur.length();
-      Cur = I;
-    }
-    if (Tk.Kind == TaskKind::Kernel)
-      appendSorted(Lane.Kernels, I);
-    if (Tk.Kind == TaskKind::Collective || IsCommLane[L])
-      appendSorted(Lane.Communication, I);
-  }
-  for (LaneId L = 0; L != NumLanes; ++L)
-    Out[L].BusyNs += Open[L].length();
-  if (!AnyUnsorted)
-    return Out;
-
-  std::vector<std::vector<Interval>> All(NumLanes), Kernels(NumLanes),
-      Communication(NumLanes);
-  for (TaskId T = 0, N = Tasks.size(); T != N; ++T) {
-    const LaneId L = Tasks[T].Lane;
-    if (Sorted[L] || !G.isLive(T))
-      continue;
-    const Interval I = TimeOf(T);
-    All[L].push_back(I);
-    if (Tasks[T].Kind == TaskKind::Kernel)
-      Kernels[L].push_back(I);
-    if (Tasks[T].Kind == TaskKind::Collective || IsCommLane[L])
-      Communication[L].push_back(I);
-  }
-  for (LaneId L = 0; L != NumLanes; ++L)
-    if (!Sorted[L]) {
-      Out[L].BusyNs = IntervalUnion(std::move(All[L])).length();
-      IntervalUnion K(std::move(Kernels[L]));
-      Out[L].Kernels.assign(K.intervals().begin(), K.intervals().end());
-      IntervalUnion C(std::move(Communication[L]));
-      Out[L].Communication.assign(C.intervals().begin(), C.intervals().end());
-    }
-  return Out;
-}
-
 /// The union of several lanes' sorted, disjoint runs, taking over a lone
 /// run instead of copying it.
 IntervalUnion unionOfRuns(std::vector<std::vector<Interval> *> Runs) {
@@ -164,43 +69,103 @@ IntervalUnion unionOfRuns(std::vector<std::vector<Interval> *> Runs) {
   return IntervalUnion(mergeRuns(Const));
 }
 
-template <typename TimeFn>
-RunUtilization measure(const Graph &G, Interval Run,
-                       std::vector<llvm::Optional<Interval>> Iterations,
-                       TimeFn TimeOf) {
-  std::vector<LaneIntervals> Lanes = measureLanes(G, TimeOf);
+/// One run to measure.
+struct RunSpec {
+  TimeSource Source;
+  /// None for the span of the tasks' intervals.
+  llvm::Optional<Interval> Run;
+  std::vector<llvm::Optional<Interval>> Windows;
+  /// The windows' ends, ascending: what a metered lane answers for.
+  std::vector<int64_t> Times;
+};
+
+/// One walk over the live tasks for the \p K runs in \p Measures. False,
+/// midway, if \p StopAtCollective and a Collective task turns up.
+template <size_t K>
+bool walkTasks(const Graph &G, LaneMeasure *Measures, bool StopAtCollective) {
+  llvm::ArrayRef<Task> Tasks = G.taskSlots();
+  const bool AllLive = G.numTasks() == Tasks.size();
+  for (TaskId T = 0, N = Tasks.size(); T != N; ++T) {
+    if (!AllLive && !G.isLive(T))
+      continue;
+    const Task &Tk = Tasks[T];
+    if (StopAtCollective && Tk.Kind == TaskKind::Collective)
+      return false;
+    for (size_t I = 0; I != K; ++I)
+      Measures[I].add(Tk, Measures[I].source().of(T, Tk));
+  }
+  return true;
+}
+
+bool walkTasks(const Graph &G, std::vector<LaneMeasure> &Measures,
+               bool StopAtCollective) {
+  assert((Measures.size() == 1 || Measures.size() == 2) && "one run or two");
+  return Measures.size() == 1
+             ? walkTasks<1>(G, Measures.data(), StopAtCollective)
+             : walkTasks<2>(G, Measures.data(), StopAtCollective);
+}
+
+/// A run's figures from its lanes'.
+RunUtilization combine(const Graph &G, RunSpec &Spec,
+                       std::vector<LaneIntervals> Lanes, Interval Span) {
   // Ordered, so devices come out by index: every device with a GPU stream,
   // and every device of a lane that ran a kernel.
-  std::map<int32_t, std::vector<std::vector<Interval> *>> ByDevice;
-  std::vector<std::vector<Interval> *> Communication;
+  std::map<int32_t, std::vector<LaneId>> ByDevice;
   for (LaneId L = 0; L != G.numLanes(); ++L) {
     const Lane &Ln = G.lane(L);
     if (Ln.Kind == LaneKind::GpuStream || Lanes[L].HasKernel)
-      ByDevice[Ln.Device].push_back(&Lanes[L].Kernels);
-    Communication.push_back(&Lanes[L].Communication);
+      ByDevice[Ln.Device].push_back(L);
   }
 
   RunUtilization U;
-  U.Run = Run;
-  U.Iterations = std::move(Iterations);
+  U.Run = Spec.Run ? *Spec.Run : Span;
+  if (U.Run.Begin > U.Run.End)
+    U.Run = Interval{0, 0}; // no live tasks
+  U.Iterations = std::move(Spec.Windows);
+  const std::vector<int64_t> &Times = Spec.Times;
+  auto TimeIndex = [&](int64_t T) {
+    return std::lower_bound(Times.begin(), Times.end(), T) - Times.begin();
+  };
+  // Kept for the overlap with communication, which needs every kernel
+  // kept: no lane is metered then.
   std::vector<IntervalUnion> DeviceBusy;
-  for (auto &[Device, Kernels] : ByDevice) {
-    DeviceBusy.push_back(unionOfRuns(Kernels));
-    const IntervalUnion &Busy = DeviceBusy.back();
+  for (auto &[Device, OnDevice] : ByDevice) {
     GpuUtilization Gpu;
     Gpu.Device = Device;
-    Gpu.ComputeNs = Busy.length();
-    for (const llvm::Optional<Interval> &W : U.Iterations)
-      Gpu.IterationComputeNs.push_back(
-          W ? llvm::Optional<int64_t>(Busy.lengthWithin(*W)) : llvm::None);
+    if (const llvm::Optional<UnionMeter> &M = Lanes[OnDevice[0]].KernelMeter) {
+      // A metered lane is its device's only one.
+      Gpu.ComputeNs = M->length();
+      for (const llvm::Optional<Interval> &W : U.Iterations)
+        Gpu.IterationComputeNs.push_back(
+            !W ? llvm::None
+               : llvm::Optional<int64_t>(
+                     W->End <= W->Begin
+                         ? 0
+                         : M->lengthBefore(TimeIndex(W->End)) -
+                               M->lengthBefore(TimeIndex(W->Begin))));
+    } else {
+      std::vector<std::vector<Interval> *> Kernels;
+      for (LaneId L : OnDevice)
+        Kernels.push_back(&Lanes[L].Kernels);
+      DeviceBusy.push_back(unionOfRuns(Kernels));
+      const IntervalUnion &Busy = DeviceBusy.back();
+      Gpu.ComputeNs = Busy.length();
+      for (const llvm::Optional<Interval> &W : U.Iterations)
+        Gpu.IterationComputeNs.push_back(
+            W ? llvm::Optional<int64_t>(Busy.lengthWithin(*W)) : llvm::None);
+    }
     U.Gpus.push_back(std::move(Gpu));
   }
-  for (const LaneIntervals &L : Lanes)
+  std::vector<std::vector<Interval> *> Communication;
+  for (LaneIntervals &L : Lanes) {
     U.LaneBusyNs.push_back(L.BusyNs);
+    Communication.push_back(&L.Communication);
+  }
   IntervalUnion Comm = unionOfRuns(Communication);
   U.CommunicationNs = Comm.length();
   if (Comm.length() == 0)
     return U; // nothing to overlap: spare the union of every kernel
+  assert(DeviceBusy.size() == ByDevice.size() && "a lane was metered");
   // Every kernel ran on some device, so the devices' unions together are
   // the union of all kernels.
   std::vector<const std::vector<Interval> *> AllKernels;
@@ -213,6 +178,64 @@ RunUtilization measure(const Graph &G, Interval Run,
   U.OverlappedCommunicationNs =
       Comm.overlapWith(IntervalUnion(mergeRuns(AllKernels)));
   return U;
+}
+
+/// The figures of every run in \p Specs, from one walk over the tasks (two
+/// if a Collective task turns up after lanes were metered: the walk starts
+/// over keeping every kernel).
+std::vector<RunUtilization> measure(const Graph &G,
+                                    std::vector<RunSpec> Specs) {
+  for (RunSpec &S : Specs) {
+    for (const llvm::Optional<Interval> &W : S.Windows)
+      if (W && W->End > W->Begin) {
+        S.Times.push_back(W->Begin);
+        S.Times.push_back(W->End);
+      }
+    llvm::sort(S.Times);
+    S.Times.erase(std::unique(S.Times.begin(), S.Times.end()), S.Times.end());
+  }
+  std::vector<uint8_t> Meter = meterableLanes(G);
+  std::vector<LaneMeasure> Measures;
+  auto Start = [&] {
+    Measures.clear();
+    for (const RunSpec &S : Specs)
+      Measures.emplace_back(G, S.Source, S.Times, Meter);
+  };
+  Start();
+  const bool AnyMeter = llvm::is_contained(Meter, 1);
+  if (!walkTasks(G, Measures, AnyMeter)) {
+    Meter.assign(G.numLanes(), 0);
+    Start();
+    walkTasks(G, Measures, false);
+  }
+  std::vector<RunUtilization> Out;
+  for (size_t I = 0; I != Specs.size(); ++I)
+    Out.push_back(
+        combine(G, Specs[I], Measures[I].finish(), Measures[I].span()));
+  return Out;
+}
+
+RunSpec simulated(const SimResult &R) {
+  RunSpec S;
+  S.Source.Sim = &R;
+  S.Run = Interval{R.OriginNs, R.OriginNs + R.MakespanNs};
+  for (const IterationResult &I : R.Iterations)
+    S.Windows.push_back(
+        I.PredictedNs < 0
+            ? llvm::None
+            : llvm::Optional<Interval>(Interval{
+                  I.PredictedStartNs, I.PredictedStartNs + I.PredictedNs}));
+  return S;
+}
+
+RunSpec recorded(const Graph &G) {
+  RunSpec S; // the run is the tasks' span, found by the same walk
+  for (const Iteration &I : G.iterations())
+    S.Windows.push_back(I.MeasuredNs < 0
+                            ? llvm::None
+                            : llvm::Optional<Interval>(Interval{
+                                  I.StartNs, I.StartNs + I.MeasuredNs}));
+  return S;
 }
 
 } // namespace
@@ -238,38 +261,15 @@ RunUtilization::samplesPerSecond(int64_t BatchSize) const {
 }
 
 RunUtilization dd::predictedUtilization(const Graph &G, const SimResult &R) {
-  std::vector<llvm::Optional<Interval>> Windows;
-  for (const IterationResult &I : R.Iterations)
-    Windows.push_back(
-        I.PredictedNs < 0
-            ? llvm::None
-            : llvm::Optional<Interval>(Interval{
-                  I.PredictedStartNs, I.PredictedStartNs + I.PredictedNs}));
-  return measure(G, Interval{R.OriginNs, R.OriginNs + R.MakespanNs},
-                 std::move(Windows), [&](TaskId T) {
-                   return Interval{R.Start[T], R.End[T]};
-                 });
+  return std::move(measure(G, {simulated(R)}).front());
 }
 
 RunUtilization dd::recordedUtilization(const Graph &G) {
-  Interval Run{std::numeric_limits<int64_t>::max(),
-               std::numeric_limits<int64_t>::min()};
-  for (TaskId T = 0; T != G.numTaskSlots(); ++T)
-    if (G.isLive(T)) {
-      const Task &Tk = G.task(T);
-      Run.Begin = std::min(Run.Begin, Tk.StartNs);
-      Run.End = std::max(Run.End, Tk.StartNs + Tk.DurationNs);
-    }
-  if (Run.Begin > Run.End)
-    Run = Interval{0, 0}; // no live tasks
-  std::vector<llvm::Optional<Interval>> Windows;
-  for (const Iteration &I : G.iterations())
-    Windows.push_back(I.MeasuredNs < 0
-                          ? llvm::None
-                          : llvm::Optional<Interval>(
-                                Interval{I.StartNs, I.StartNs + I.MeasuredNs}));
-  return measure(G, Run, std::move(Windows), [&](TaskId T) {
-    const Task &Tk = G.task(T);
-    return Interval{Tk.StartNs, Tk.StartNs + Tk.DurationNs};
-  });
+  return std::move(measure(G, {recorded(G)}).front());
+}
+
+std::pair<RunUtilization, RunUtilization>
+dd::predictedAndRecordedUtilization(const Graph &G, const SimResult &R) {
+  std::vector<RunUtilization> Both = measure(G, {simulated(R), recorded(G)});
+  return {std::move(Both[0]), std::move(Both[1])};
 }

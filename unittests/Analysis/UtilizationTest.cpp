@@ -2,9 +2,12 @@
 //
 // predictedUtilization() and recordedUtilization() merge each lane's
 // intervals as they arrive when a lane's tasks come in time order, and sort
-// only the lanes whose tasks do not. Both must give exactly what collecting
-// every interval and taking IntervalUnions gives, on random graphs whose
-// lanes come in order, out of order, with empty and dead tasks.
+// only the lanes whose tasks do not; the kernels of a device's only lane are
+// measured as they come without being kept, unless communication needs them.
+// Both must give exactly what collecting every interval and taking
+// IntervalUnions gives, on random graphs whose lanes come in order, out of
+// order, with empty and dead tasks, with and without communication, and
+// predictedAndRecordedUtilization() what the two give apart.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +20,7 @@
 
 #include "gtest/gtest.h"
 
+#include <limits>
 #include <map>
 #include <random>
 
@@ -50,6 +54,7 @@ RunUtilization reference(const Graph &G, const RunUtilization &Shape,
       Communication.push_back(I);
   }
   RunUtilization U;
+  U.Run = Shape.Run;
   for (auto &[Device, Kernels] : KernelsByDevice) {
     IntervalUnion Busy(std::move(Kernels));
     GpuUtilization Gpu;
@@ -70,6 +75,8 @@ RunUtilization reference(const Graph &G, const RunUtilization &Shape,
 }
 
 void expectSame(const RunUtilization &A, const RunUtilization &B) {
+  EXPECT_EQ(A.Run.Begin, B.Run.Begin);
+  EXPECT_EQ(A.Run.End, B.Run.End);
   ASSERT_EQ(A.Gpus.size(), B.Gpus.size());
   for (size_t I = 0; I != A.Gpus.size(); ++I) {
     EXPECT_EQ(A.Gpus[I].Device, B.Gpus[I].Device);
@@ -82,14 +89,17 @@ void expectSame(const RunUtilization &A, const RunUtilization &B) {
 }
 
 /// Random lanes of every kind over three devices; each lane's tasks in time
-/// order or shuffled, some empty, some overlapping, a few dead.
-Graph randomGraph(std::mt19937 &Rng) {
+/// order or shuffled, some empty, some overlapping, a few dead. Without
+/// \p Comm, no communication lane and no collective, and most devices with
+/// one lane.
+Graph randomGraph(std::mt19937 &Rng, bool Comm = true) {
   auto Pick = [&](uint32_t N) { return uint32_t(Rng() % N); };
   Graph G;
   const unsigned NumLanes = 1 + Pick(6);
   for (unsigned L = 0; L != NumLanes; ++L) {
-    LaneId Id = addLane(G, "l" + std::to_string(L), LaneKind(Pick(3)));
-    G.lane(Id).Device = int32_t(Pick(3));
+    LaneId Id =
+        addLane(G, "l" + std::to_string(L), LaneKind(Pick(Comm ? 3 : 2)));
+    G.lane(Id).Device = int32_t(Comm ? Pick(3) : L + Pick(2));
   }
   std::vector<int64_t> Clock(NumLanes, 0);
   std::vector<uint8_t> Shuffled(NumLanes);
@@ -100,23 +110,41 @@ Graph randomGraph(std::mt19937 &Rng) {
     LaneId L = Pick(NumLanes);
     int64_t Start = Shuffled[L] ? Pick(2000) : (Clock[L] += Pick(40));
     int64_t Dur = Pick(4) ? Pick(60) : 0;
-    addTask(G, L, "t", Start, Dur, TaskKind(Pick(NumTaskKinds)));
+    TaskKind K = TaskKind(Pick(NumTaskKinds));
+    if (!Comm && K == TaskKind::Collective)
+      K = TaskKind::Kernel;
+    addTask(G, L, "t", Start, Dur, K);
   }
   for (unsigned I = 0; I != N / 15; ++I)
     G.removeTask(Pick(N));
   G.iterationsMut() = {{0, 500, G.intern("a")},
                        {400, -1, G.intern("b")},
-                       {900, 300, G.intern("c")}};
+                       {900, 300, G.intern("c")},
+                       {1000, 0, G.intern("d")}};
   return G;
+}
+
+/// The recorded run: first recorded start to last recorded end.
+Interval recordedRun(const Graph &G) {
+  Interval Run{std::numeric_limits<int64_t>::max(),
+               std::numeric_limits<int64_t>::min()};
+  for (TaskId T = 0; T != G.numTaskSlots(); ++T)
+    if (G.isLive(T)) {
+      Run.Begin = std::min(Run.Begin, G.task(T).StartNs);
+      Run.End = std::max(Run.End, G.task(T).StartNs + G.task(T).DurationNs);
+    }
+  return Run.Begin > Run.End ? Interval{0, 0} : Run;
 }
 
 TEST(UtilizationTest, RecordedMatchesPlainUnions) {
   std::mt19937 Rng(11);
-  for (int Round = 0; Round != 300; ++Round) {
+  for (int Round = 0; Round != 600; ++Round) {
     SCOPED_TRACE("round " + std::to_string(Round));
-    Graph G = randomGraph(Rng);
+    Graph G = randomGraph(Rng, /*Comm=*/Round % 2);
     RunUtilization U = recordedUtilization(G);
-    expectSame(U, reference(G, U, [&](TaskId T) {
+    RunUtilization Shape = U;
+    Shape.Run = recordedRun(G);
+    expectSame(U, reference(G, Shape, [&](TaskId T) {
                  const Task &Tk = G.task(T);
                  return Interval{Tk.StartNs, Tk.StartNs + Tk.DurationNs};
                }));
@@ -125,9 +153,9 @@ TEST(UtilizationTest, RecordedMatchesPlainUnions) {
 
 TEST(UtilizationTest, PredictedMatchesPlainUnions) {
   std::mt19937 Rng(12);
-  for (int Round = 0; Round != 300; ++Round) {
+  for (int Round = 0; Round != 600; ++Round) {
     SCOPED_TRACE("round " + std::to_string(Round));
-    Graph G = randomGraph(Rng);
+    Graph G = randomGraph(Rng, /*Comm=*/Round % 2);
     // Simulated times that follow lane order on most lanes, as a replay's do.
     SimResult R;
     R.Start.assign(G.numTaskSlots(), -1);
@@ -149,6 +177,10 @@ TEST(UtilizationTest, PredictedMatchesPlainUnions) {
     expectSame(U, reference(G, U, [&](TaskId T) {
                  return Interval{R.Start[T], R.End[T]};
                }));
+    // Both runs in one walk.
+    auto [P, Rec] = predictedAndRecordedUtilization(G, R);
+    expectSame(P, U);
+    expectSame(Rec, recordedUtilization(G));
   }
 }
 

@@ -131,6 +131,72 @@ TEST(SweepTest, MatchesIndexedEnginesOnRandomDags) {
   }
 }
 
+/// What visitCriticalPath() hands over, kept.
+struct Collected final : CriticalPathVisitor {
+  std::vector<CriticalStep> Steps; // last to first, as handed over
+  std::vector<int64_t> SlackNs;
+  std::vector<uint8_t> Seen;
+
+  explicit Collected(size_t N) : SlackNs(N, -2), Seen(N, 0) {}
+  void step(const CriticalStep &S) override { Steps.push_back(S); }
+  void slack(TaskId First, llvm::ArrayRef<int64_t> Run) override {
+    for (size_t I = 0; I != Run.size(); ++I) {
+      EXPECT_EQ(Seen[First + I]++, 0) << "slack of task " << First + I;
+      SlackNs[First + I] = Run[I];
+    }
+  }
+};
+
+/// visitCriticalPath() hands over findCriticalPath()'s steps, last to
+/// first, and its slack, every slot once, and frees the end times.
+void expectVisitOfPath(const Graph &G, const SimResult &R) {
+  const CriticalPath P = criticalPath(G, R);
+  llvm::Expected<CanonicalOrder> C = computeCanonicalOrder(G);
+  ASSERT_TRUE(bool(C));
+  const CanonicalOrder *Given = &*C;
+  for (const CanonicalOrder *Order : {Given, (const CanonicalOrder *)nullptr}) {
+    SimResult Copy = R;
+    Collected V(G.numTaskSlots());
+    llvm::Error E = visitCriticalPath(G, Copy, Order, V);
+    ASSERT_FALSE(bool(E)) << llvm::toString(std::move(E));
+    EXPECT_TRUE(Copy.End.empty());
+    EXPECT_EQ(V.SlackNs, P.SlackNs);
+    ASSERT_EQ(V.Steps.size(), P.Steps.size());
+    for (size_t I = 0; I != P.Steps.size(); ++I) {
+      const CriticalStep &A = V.Steps[P.Steps.size() - 1 - I], &B = P.Steps[I];
+      EXPECT_EQ(A.Task, B.Task) << "step " << I;
+      EXPECT_EQ(A.GapNs, B.GapNs) << "step " << I;
+      EXPECT_EQ(A.WorkNs, B.WorkNs) << "step " << I;
+      EXPECT_EQ(A.Blocked, B.Blocked) << "step " << I;
+    }
+  }
+}
+
+// Visiting, on the sweeps and off them, finds what finding does.
+TEST(SweepTest, VisitMatchesFoundPath) {
+  for (uint32_t Seed = 0; Seed != 200; ++Seed) {
+    SCOPED_TRACE("seed " + std::to_string(Seed));
+    const bool Priority = Seed % 4 == 3;
+    RandomDag D = makeRandomDag(Seed, Priority);
+    Graph Fast = fileCopy(D.G);
+    Graph Slow = fileCopy(D.G);
+    addDeadTask(Slow);
+    for (const Graph *G : {&Fast, &Slow})
+      expectVisitOfPath(*G, sim(*G));
+  }
+}
+
+TEST(SweepTest, VisitRejectsForeignSimulation) {
+  Graph G = fileCopy(makeRandomDag(1, false).G);
+  SimResult R = sim(G);
+  R.End.pop_back();
+  Collected V(G.numTaskSlots());
+  llvm::Error E = visitCriticalPath(G, R, nullptr, V);
+  ASSERT_TRUE(bool(E));
+  EXPECT_EQ(llvm::toString(std::move(E)),
+            "critical path: the simulation is not of this graph");
+}
+
 // With priority lanes the summary is the whole path's breakdown.
 TEST(SweepTest, SummaryWithPriorityLanes) {
   for (uint32_t Seed = 0; Seed != 50; ++Seed) {

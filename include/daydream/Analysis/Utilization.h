@@ -34,6 +34,7 @@
 #include "llvm/ADT/Optional.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace dd {
@@ -77,6 +78,11 @@ RunUtilization predictedUtilization(const Graph &G, const SimResult &R);
 /// The recorded run of \p G: tasks at their recorded StartNs for
 /// DurationNs; iteration windows from Iteration::StartNs and MeasuredNs.
 RunUtilization recordedUtilization(const Graph &G);
+
+/// predictedUtilization(G, R) and recordedUtilization(G), from one walk over
+/// the tasks instead of two.
+std::pair<RunUtilization, RunUtilization>
+predictedAndRecordedUtilization(const Graph &G, const SimResult &R);
 
 } // namespace dd
 

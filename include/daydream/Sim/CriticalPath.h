@@ -39,6 +39,7 @@
 
 #include "daydream/IR/Types.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -114,6 +115,30 @@ struct CriticalPathSummary {
 llvm::Expected<CriticalPathSummary>
 summarizeCriticalPath(const Graph &G, const SimResult &R,
                       const CanonicalOrder *C);
+
+/// Receives the critical path and the slack from visitCriticalPath(), for
+/// callers that add them up instead of keeping them.
+class CriticalPathVisitor {
+public:
+  virtual ~CriticalPathVisitor();
+  /// One step of the path; called from the last step to the first.
+  virtual void step(const CriticalStep &S) = 0;
+  /// The slack of tasks First, First + 1, ...: \p SlackNs[I] is task
+  /// First + I's, -1 for a dead slot. Called in runs that together cover
+  /// every slot once, in no particular order and interleaved with step().
+  virtual void slack(TaskId First, llvm::ArrayRef<int64_t> SlackNs) = 0;
+};
+
+/// findCriticalPath()'s steps and slack, handed to \p V as they are found
+/// rather than kept. On a graph laid out as a file holds it, with every lane
+/// InOrder, it keeps one task id per task and reuses R.End for the backward
+/// sweep's latest times (fresh memory costs more than the sweeps on a
+/// virtual machine); otherwise it finds the whole path and hands it over. On
+/// success R.End is cleared: \p R is left without end times. \p C is G's
+/// canonical order, or null to have it computed if needed. Fails only if
+/// \p R does not fit \p G.
+llvm::Error visitCriticalPath(const Graph &G, SimResult &R,
+                              const CanonicalOrder *C, CriticalPathVisitor &V);
 
 /// Adds one step of task \p Tk, on a lane of kind \p K, to \p B: what
 /// breakDown() does for every step, for callers that walk the steps anyway.
