@@ -83,6 +83,14 @@ bool isSweepable(const Graph &G);
 /// finds out on the way rather than in a pass of its own.
 bool replaySweep(const Graph &G, SimResult &R);
 
+/// replaySweep() for a caller that reads no task's times (SimOptions::
+/// TaskTimes false): the same lane, iteration and makespan results, but
+/// R.Start and R.End are left empty, the times pushed along edges waiting
+/// in a ring no wider than the farthest edge reaches (WindowedSweep.cpp).
+/// False, with \p R half filled, where replaySweep() would refuse \p G or
+/// where some edge reaches so far that the ring would save little.
+bool replayWindowed(const Graph &G, SimResult &R);
+
 /// The event-driven engine. \p Policy ranks tasks of ByPriority lanes and may
 /// be null if there are none; its prepare() has been called. Same contract
 /// for \p Start and \p End as replayLinear(). Fails if some task never ends.

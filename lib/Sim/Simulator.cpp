@@ -56,10 +56,16 @@ static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
   if (!AnyPriorityLane && !Opts.ForceEventDriven) {
     // A given order other than slot order is followed (and checked) as
     // given; slot order itself needs no order array at all.
-    if ((!Opts.Order || isIdentity(*Opts.Order, G.numTaskSlots())) &&
-        replaySweep(G, R)) {
-      Summarized = true;
-      return llvm::Error::success();
+    if (!Opts.Order || isIdentity(*Opts.Order, G.numTaskSlots())) {
+      if (!Opts.TaskTimes && replayWindowed(G, R)) {
+        Summarized = true;
+        return llvm::Error::success();
+      }
+      R = SimResult();
+      if (replaySweep(G, R)) {
+        Summarized = true;
+        return llvm::Error::success();
+      }
     }
     R = SimResult();
     R.OriginNs = timeOrigin(G);

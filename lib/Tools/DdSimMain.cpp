@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "daydream/IR/Graph.h"
 #include "daydream/IR/CanonicalOrder.h"
+#include "daydream/IR/Graph.h"
 #include "daydream/IR/IRReader.h"
 #include "daydream/Plugin/PluginLoader.h"
 #include "daydream/Sim/SchedulingPolicy.h"
@@ -201,6 +201,8 @@ int dd::ddSimMain(int Argc, char **Argv) {
   Times.mark("symmetry");
   SimOptions SO;
   SO.Policy = Policy->get();
+  // The report alone reads no task's times; the headline and the pictures do.
+  SO.TaskTimes = Opt.Headline || !Opt.Timeline.empty() || !Opt.Plot.empty();
   // The headline's critical path may need the canonical order; the
   // simulation then uses the same one instead of computing its own. A graph
   // as read from a file needs none (slot order is topological, and the
@@ -211,7 +213,8 @@ int dd::ddSimMain(int Argc, char **Argv) {
   if (Opt.Headline && G->numTasks() != G->numTaskSlots()) {
     auto O = computeCanonicalOrder(*G);
     if (!O)
-      return reportError(Tool, InputName + ": " + llvm::toString(O.takeError()));
+      return reportError(Tool,
+                         InputName + ": " + llvm::toString(O.takeError()));
     Order = std::move(*O);
     SO.Order = &Order->Order;
     Times.mark("order");
@@ -232,7 +235,8 @@ int dd::ddSimMain(int Argc, char **Argv) {
   if (Opt.Headline) {
     auto H = computeHeadline(*G, *R, Order ? &*Order : nullptr);
     if (!H)
-      return reportError(Tool, InputName + ": " + llvm::toString(H.takeError()));
+      return reportError(Tool,
+                         InputName + ": " + llvm::toString(H.takeError()));
     Headline = std::move(*H);
     expandHeadline(Symmetry, *G, *Headline);
     Times.mark("headline");

@@ -207,3 +207,74 @@ TEST(SweepTest, SummaryWithPriorityLanes) {
 }
 
 } // namespace
+
+namespace {
+
+/// A random graph as a file holds it whose edges reach at most \p Reach
+/// tasks forward, as a trace's do (a launch and its kernel, a stream's next
+/// work): the windowed sweep takes it.
+Graph localDag(uint32_t Seed, uint32_t Reach) {
+  std::mt19937 Rng(Seed);
+  auto Pick = [&](uint32_t N) { return static_cast<uint32_t>(Rng() % N); };
+  Graph G;
+  const unsigned NumLanes = 1 + Pick(5);
+  for (unsigned L = 0; L != NumLanes; ++L)
+    addLane(G, "lane" + std::to_string(L), static_cast<LaneKind>(Pick(3)),
+            LaneOrder::InOrder);
+  const unsigned N = 300 + Pick(300);
+  for (unsigned I = 0; I != N; ++I) {
+    addTask(G, Pick(NumLanes), "t" + std::to_string(I),
+            /*Start=*/100 * int64_t(I) + Pick(100),
+            /*Dur=*/Pick(4) ? 1000 + Pick(20000) : 0, TaskKind::CpuOp,
+            /*Gap=*/Pick(3) ? 0 : Pick(6));
+  }
+  for (unsigned I = 0; I != 2 * N; ++I) {
+    TaskId A = Pick(N), B = A + 1 + Pick(Reach);
+    if (B < N)
+      G.addEdge(A, B, static_cast<EdgeKind>(Pick(NumEdgeKinds)));
+  }
+  G.iterationsMut() = {{5000, -1, G.intern("a")},
+                       {20000, 4000, G.intern("b")},
+                       {30000, -1, G.intern("c")}};
+  return fileCopy(G);
+}
+
+TEST(SweepTest, WithoutTaskTimesTheSummaryIsTheSame) {
+  for (uint32_t Seed = 0; Seed != 200; ++Seed) {
+    SCOPED_TRACE("seed " + std::to_string(Seed));
+    // Reach 1 to 64: windows of 2 to 128 slots, reused many times over.
+    Graph G = localDag(Seed, 1 + Seed % 64);
+    SimResult Full = sim(G);
+    SimOptions Lean;
+    Lean.TaskTimes = false;
+    SimResult R = sim(G, Lean);
+    EXPECT_TRUE(R.Start.empty() && R.End.empty()) << "windowed sweep not taken";
+    EXPECT_EQ(R.OriginNs, Full.OriginNs);
+    EXPECT_EQ(R.MakespanNs, Full.MakespanNs);
+    ASSERT_EQ(R.Lanes.size(), Full.Lanes.size());
+    for (size_t L = 0; L != R.Lanes.size(); ++L) {
+      EXPECT_EQ(R.Lanes[L].BusyNs, Full.Lanes[L].BusyNs);
+      EXPECT_EQ(R.Lanes[L].NumTasks, Full.Lanes[L].NumTasks);
+    }
+    ASSERT_EQ(R.Iterations.size(), Full.Iterations.size());
+    for (size_t I = 0; I != R.Iterations.size(); ++I) {
+      EXPECT_EQ(R.Iterations[I].PredictedStartNs,
+                Full.Iterations[I].PredictedStartNs);
+      EXPECT_EQ(R.Iterations[I].PredictedNs, Full.Iterations[I].PredictedNs);
+    }
+  }
+}
+
+TEST(SweepTest, WithoutTaskTimesFarEdgesKeepTheArrays) {
+  // An edge across the whole graph: a window would be the graph itself.
+  Graph G = localDag(3, 4);
+  G.addEdge(0, TaskId(G.numTaskSlots() - 1), EdgeKind::Data);
+  G = fileCopy(G);
+  SimOptions Lean;
+  Lean.TaskTimes = false;
+  SimResult R = sim(G, Lean), Full = sim(G);
+  EXPECT_EQ(R.Start.size(), G.numTaskSlots());
+  EXPECT_EQ(R.MakespanNs, Full.MakespanNs);
+}
+
+} // namespace

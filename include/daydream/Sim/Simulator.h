@@ -49,8 +49,8 @@
 // task's recorded StartNs among the iterations of its lane's rank (those with
 // Iteration::Rank equal to Lane::Rank; if the rank has none, or the lane has
 // no rank, the job-wide ones with Rank -1), and "next iteration" below means
-// the next one of the same rank; tasks before the first belong to none, and so do
-// tasks on CpuThread lanes that start after the iteration's recorded end
+// the next one of the same rank; tasks before the first belong to none, and so
+// do tasks on CpuThread lanes that start after the iteration's recorded end
 // (StartNs + MeasuredNs, where measured). An
 // iteration's predicted start is the smallest simulated start of its members
 // on CpuThread lanes (of all its members if none is on a CPU thread). Its
@@ -97,6 +97,11 @@ struct SimOptions {
   /// Use the event-driven engine even when no lane is ByPriority. For tests
   /// that compare the two engines.
   bool ForceEventDriven = false;
+  /// False: the caller reads only the lane, iteration and makespan results,
+  /// so the simulator may leave SimResult::Start and End empty rather than
+  /// keep every task's times (16 bytes a task of fresh memory); it still
+  /// computes them all. dd-sim's report without the headline needs no more.
+  bool TaskTimes = true;
 };
 
 struct IterationResult {
@@ -122,7 +127,8 @@ struct SimResult {
   int64_t OriginNs = 0;
   /// Largest simulated end minus T0; 0 for an empty graph.
   int64_t MakespanNs = 0;
-  /// Simulated times indexed by TaskId slot; -1 for dead slots.
+  /// Simulated times indexed by TaskId slot; -1 for dead slots. Possibly
+  /// empty if SimOptions::TaskTimes was false.
   std::vector<int64_t> Start, End;
   /// One entry per Graph::iterations() entry, in the graph's order.
   std::vector<IterationResult> Iterations;
