@@ -1,5 +1,4 @@
-//===- NcclOpSizeTest.cpp - Pre-2024 collective sizes from nccl:* ops
-//------===//
+//===- NcclOpSizeTest.cpp - Pre-2024 collective sizes from nccl:* ops ---===//
 //
 // Traces before 2024 record a collective's size only as the inputs of the
 // nccl:* range around its launch ("Input Dims", "Input type"); the reader
@@ -11,25 +10,14 @@
 #include "daydream/Import/InputFile.h"
 #include "daydream/Import/KinetoReader.h"
 
+#include "KinetoTestUtil.h"
+
 #include "gtest/gtest.h"
 
 using namespace dd;
 using namespace dd::import;
 
 namespace {
-
-TraceModel readOk(llvm::StringRef Json) {
-  auto In = makeInputFile("t.json", Json);
-  EXPECT_TRUE(bool(In));
-  if (!In)
-    return TraceModel();
-  auto M = readKinetoTrace(*In, KinetoOptions());
-  if (!M) {
-    ADD_FAILURE() << llvm::toString(M.takeError());
-    return TraceModel();
-  }
-  return std::move(*M);
-}
 
 /// A trace of world size 4 whose one launch (correlation 7, at 12 us) is
 /// inside \p Op, an event of its own, and whose kernel has \p KernelArgs.
@@ -47,7 +35,7 @@ std::string traceWith(llvm::StringRef Op, llvm::StringRef KernelArgs = "") {
 }
 
 uint64_t kernelBytes(llvm::StringRef Op, llvm::StringRef KernelArgs = "") {
-  TraceModel M = readOk(traceWith(Op, KernelArgs));
+  TraceModel M = dd::test::readKinetoOk(traceWith(Op, KernelArgs));
   EXPECT_EQ(M.Activities.size(), 1u);
   return M.Activities.empty() ? 0 : M.Activities[0].Attrs.Bytes;
 }
@@ -115,7 +103,7 @@ TEST(NcclOpSizeTest, WhatGivesNoSize) {
 }
 
 TEST(NcclOpSizeTest, AllGatherWithoutWorldSizeHasNoSize) {
-  TraceModel M = readOk(R"J({"traceEvents": [
+  TraceModel M = dd::test::readKinetoOk(R"J({"traceEvents": [
     {"ph": "X", "cat": "user_annotation", "name": "nccl:all_gather",
      "pid": 1, "tid": 1, "ts": 10, "dur": 20,
      "args": {"Input Dims": [[256]], "Input type": ["float"]}},

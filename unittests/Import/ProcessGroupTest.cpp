@@ -10,6 +10,8 @@
 #include "daydream/Import/ImportJob.h"
 #include "daydream/Import/KinetoReader.h"
 
+#include "KinetoTestUtil.h"
+
 #include "gtest/gtest.h"
 
 using namespace dd;
@@ -62,21 +64,8 @@ TEST(ProcessGroupTest, MalformedListsAreErrors) {
             "malformed process group ranks '[...]': '...' is not a rank");
 }
 
-TraceModel readOk(llvm::StringRef Json) {
-  auto In = makeInputFile("t.json", Json);
-  EXPECT_TRUE(bool(In));
-  if (!In)
-    return TraceModel();
-  auto M = readKinetoTrace(*In, KinetoOptions());
-  if (!M) {
-    ADD_FAILURE() << llvm::toString(M.takeError());
-    return TraceModel();
-  }
-  return std::move(*M);
-}
-
 TEST(ProcessGroupTest, KernelArgsNameTheGroup) {
-  TraceModel M = readOk(R"J({"traceEvents": [
+  TraceModel M = dd::test::readKinetoOk(R"J({"traceEvents": [
     {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllGather_RING_LL(x)",
      "pid": 0, "tid": 20, "ts": 10, "dur": 5,
      "args": {"device": 0, "stream": 20, "Process Group Name": "3",
@@ -107,7 +96,7 @@ TEST(ProcessGroupTest, RecordParamCommsStandsInForKernelArgs) {
   // The kernel records nothing; the record_param_comms op around its
   // launch records the group and the size (2048 floats). A second kernel
   // launched outside any such op stays in the world.
-  TraceModel M = readOk(R"J({"traceEvents": [
+  TraceModel M = dd::test::readKinetoOk(R"J({"traceEvents": [
     {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1,
      "tid": 1, "ts": 10, "dur": 20,
      "args": {"Collective name": "allreduce", "In msg nelems": 2048,

@@ -179,25 +179,6 @@ TEST(SimulatorTest, PriorityScheduleIsValidOnRandomDags) {
   }
 }
 
-/// \p G as a file holds it (edges sorted by source, every task live): the
-/// event engine's in-place path. The copy keeps its bytes alive.
-Graph asReadFromFile(const Graph &G) {
-  std::string Bytes;
-  llvm::raw_string_ostream OS(Bytes);
-  if (llvm::Error E = writeBinaryGraph(G, OS)) {
-    ADD_FAILURE() << llvm::toString(std::move(E));
-    return Graph();
-  }
-  auto Buf = llvm::MemoryBuffer::getMemBufferCopy(OS.str());
-  llvm::Expected<Graph> C = parseBinaryGraph(Buf->getBuffer());
-  if (!C) {
-    ADD_FAILURE() << llvm::toString(C.takeError());
-    return Graph();
-  }
-  C->holdBuffer(std::move(Buf));
-  return std::move(*C);
-}
-
 void expectSameAsReference(const Graph &G, SchedulingPolicy &Policy) {
   SimOptions Opts;
   Opts.Policy = &Policy;
@@ -232,7 +213,7 @@ TEST(SimulatorTest, EventEngineMatchesItsFirstForm) {
         D.G.addNote(T, PriorityNoteKey, std::to_string(Seed * T % 5));
     SchedulingPolicy &P = *Policies[Seed % 3];
     expectSameAsReference(D.G, P);
-    expectSameAsReference(asReadFromFile(D.G), P);
+    expectSameAsReference(fileCopy(D.G), P);
   }
 }
 

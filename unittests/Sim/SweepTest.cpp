@@ -24,25 +24,6 @@ using namespace dd::test;
 
 namespace {
 
-/// \p G as a file holds it. The copy keeps its own bytes alive: its string
-/// table points into them.
-Graph fileCopy(const Graph &G) {
-  std::string Bytes;
-  llvm::raw_string_ostream OS(Bytes);
-  if (llvm::Error E = writeBinaryGraph(G, OS)) {
-    ADD_FAILURE() << llvm::toString(std::move(E));
-    return Graph();
-  }
-  auto Buf = llvm::MemoryBuffer::getMemBufferCopy(OS.str());
-  llvm::Expected<Graph> C = parseBinaryGraph(Buf->getBuffer());
-  if (!C) {
-    ADD_FAILURE() << llvm::toString(C.takeError());
-    return Graph();
-  }
-  C->holdBuffer(std::move(Buf));
-  return std::move(*C);
-}
-
 /// The same graph off the sweep paths: a dead task at the end.
 void addDeadTask(Graph &G) {
   Task Copy = G.task(0);
