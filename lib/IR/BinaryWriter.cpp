@@ -97,7 +97,8 @@ public:
   /// tail. A FlatBuffers offset counts from the field to its target; the
   /// field lands GetSize() + 4 bytes before the head's end (sizes count from
   /// the end, the builder writing backwards), and the target lies TailAt
-  /// bytes after it.
+  /// bytes past the head's end. An offset past 4 GiB wraps here, but such a
+  /// file is refused before anything is written (writeBinaryGraph()).
   void addTailOffset(flatbuffers::voffset_t Field, uint64_t TailAt) {
     Align(sizeof(flatbuffers::uoffset_t));
     AddElement<flatbuffers::uoffset_t>(
