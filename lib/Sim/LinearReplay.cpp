@@ -27,6 +27,7 @@
 
 #include "daydream/IR/Graph.h"
 
+#include "llvm/ADT/Optional.h"
 #include "llvm/ADT/Twine.h"
 
 #include <algorithm>
@@ -135,25 +136,17 @@ bool sim::isSweepable(const Graph &G) {
   return true;
 }
 
-bool sim::replaySweep(const Graph &G, SimResult &R) {
+/// The sweep's loop, with or without crediting lanes and iterations; a
+/// template so that the loop that does not carries no test for it.
+template <bool Credit>
+static bool sweep(const Graph &G, SimResult &R, SummaryBuilder *Summary,
+                  int64_t &T0, int64_t &MaxEnd) {
   const size_t N = G.numTaskSlots();
-  if (G.numTasks() != N)
-    return false;
-  // Times are computed from 0 and shifted by the origin at the end: every
-  // formula is a max of sums, so shifting every time by T0 commutes with it,
-  // and the origin is then found in the same sweep over the tasks. Until a
-  // task is visited, Start holds the latest end among its start predecessors
-  // so far (0, the origin, if none) and End the latest among its Sync
-  // predecessors.
-  R.Start.assign(N, 0);
-  R.End.assign(N, Unset);
-  SummaryBuilder Summary(G, R);
   const Task *Tasks = G.taskSlots().data();
   const Edge *Edges = G.edgeSlots().data();
   const Edge *const EdgesEnd = Edges + G.edgeSlots().size();
   int64_t *S = R.Start.data();
   int64_t *E = R.End.data();
-  int64_t T0 = std::numeric_limits<int64_t>::max();
   for (TaskId T = 0; T != N; ++T) {
     const Task &Tk = Tasks[T];
     T0 = std::min(T0, Tk.StartNs);
@@ -167,7 +160,10 @@ bool sim::replaySweep(const Graph &G, SimResult &R) {
     const int64_t En = std::max(St + Tk.DurationNs, E[T]);
     S[T] = St;
     E[T] = En;
-    Summary.add(Tk, St, En);
+    if constexpr (Credit)
+      Summary->add(Tk, St, En);
+    else
+      MaxEnd = std::max(MaxEnd, En);
     for (; Edges != EdgesEnd && Edges->Src == T; ++Edges) {
       if (Edges->Dst <= T) // an edge against slot order
         return false;
@@ -177,14 +173,42 @@ bool sim::replaySweep(const Graph &G, SimResult &R) {
     }
   }
   // An edge left over was out of source order, and so was never pushed.
-  if (Edges != EdgesEnd)
+  return Edges == EdgesEnd;
+}
+
+bool sim::replaySweep(const Graph &G, SimResult &R, bool LanesAndIterations) {
+  const size_t N = G.numTaskSlots();
+  if (G.numTasks() != N)
     return false;
+  // Times are computed from 0 and shifted by the origin at the end: every
+  // formula is a max of sums, so shifting every time by T0 commutes with it,
+  // and the origin is then found in the same sweep over the tasks. Until a
+  // task is visited, Start holds the latest end among its start predecessors
+  // so far (0, the origin, if none) and End the latest among its Sync
+  // predecessors.
+  R.Start.assign(N, 0);
+  R.End.assign(N, Unset);
+  llvm::Optional<SummaryBuilder> Summary;
+  int64_t T0 = std::numeric_limits<int64_t>::max();
+  int64_t MaxEnd = 0; // times run from 0 here
+  if (LanesAndIterations) {
+    Summary.emplace(G, R);
+    if (!sweep<true>(G, R, &*Summary, T0, MaxEnd))
+      return false;
+  } else if (!sweep<false>(G, R, nullptr, T0, MaxEnd)) {
+    return false;
+  }
   R.OriginNs = N == 0 ? 0 : T0;
+  int64_t *S = R.Start.data();
+  int64_t *E = R.End.data();
   if (N != 0)
     for (size_t T = 0; T != N; ++T) {
       S[T] += T0;
       E[T] += T0;
     }
-  Summary.finish(R.OriginNs);
+  if (Summary)
+    Summary->finish(R.OriginNs);
+  else
+    R.MakespanNs = MaxEnd;
   return true;
 }

@@ -80,8 +80,10 @@ bool isSweepable(const Graph &G);
 /// incoming adjacency, so it builds no index at all, and crediting each task
 /// to its lane and iteration as it goes. Fills all of \p R. Returns false,
 /// with \p R half filled, if \p G is not as isSweepable() requires, which it
-/// finds out on the way rather than in a pass of its own.
-bool replaySweep(const Graph &G, SimResult &R);
+/// finds out on the way rather than in a pass of its own. Without
+/// \p LanesAndIterations it credits no task to its lane and iteration and
+/// leaves R.Lanes and R.Iterations empty (the makespan is still set).
+bool replaySweep(const Graph &G, SimResult &R, bool LanesAndIterations = true);
 
 /// replaySweep() for a caller that reads no task's times (SimOptions::
 /// TaskTimes false): the same lane, iteration and makespan results, but

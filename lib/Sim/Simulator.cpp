@@ -62,7 +62,7 @@ static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
         return llvm::Error::success();
       }
       R = SimResult();
-      if (replaySweep(G, R)) {
+      if (replaySweep(G, R, Opts.LaneAndIterationResults)) {
         Summarized = true;
         return llvm::Error::success();
       }

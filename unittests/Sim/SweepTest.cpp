@@ -259,3 +259,24 @@ TEST(SweepTest, WithoutTaskTimesFarEdgesKeepTheArrays) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(SweepTest, WithoutLaneAndIterationResultsTheTimesAreTheSame) {
+  for (uint32_t Seed = 0; Seed != 50; ++Seed) {
+    SCOPED_TRACE("seed " + std::to_string(Seed));
+    Graph G = fileCopy(makeRandomDag(Seed, /*PriorityLanes=*/false).G);
+    SimResult Full = sim(G);
+    SimOptions Lean;
+    Lean.LaneAndIterationResults = false;
+    SimResult R = sim(G, Lean);
+    EXPECT_TRUE(R.Lanes.empty() && R.Iterations.empty())
+        << "the sweep credited lanes and iterations after all";
+    EXPECT_EQ(R.Start, Full.Start);
+    EXPECT_EQ(R.End, Full.End);
+    EXPECT_EQ(R.OriginNs, Full.OriginNs);
+    EXPECT_EQ(R.MakespanNs, Full.MakespanNs);
+  }
+}
+
+} // namespace

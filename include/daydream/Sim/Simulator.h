@@ -102,6 +102,11 @@ struct SimOptions {
   /// keep every task's times (16 bytes a task of fresh memory); it still
   /// computes them all. dd-sim's report without the headline needs no more.
   bool TaskTimes = true;
+  /// False: the caller reads the task times and the makespan only, so the
+  /// simulator may leave SimResult::Lanes and Iterations empty (the sweep
+  /// engine then credits no task to its lane and iteration). Not with
+  /// TaskTimes false.
+  bool LaneAndIterationResults = true;
 };
 
 struct IterationResult {
@@ -130,9 +135,11 @@ struct SimResult {
   /// Simulated times indexed by TaskId slot; -1 for dead slots. Possibly
   /// empty if SimOptions::TaskTimes was false.
   std::vector<int64_t> Start, End;
-  /// One entry per Graph::iterations() entry, in the graph's order.
+  /// One entry per Graph::iterations() entry, in the graph's order; empty
+  /// if SimOptions::LaneAndIterationResults was false and the sweep engine
+  /// ran.
   std::vector<IterationResult> Iterations;
-  /// Indexed by LaneId.
+  /// Indexed by LaneId; empty as Iterations may be.
   std::vector<LaneResult> Lanes;
 };
 
