@@ -4,8 +4,8 @@
 // is only in the inputs of the record_function range ProcessGroupNCCL opens
 // around the call ("nccl:all_reduce", with "Input Dims": [[394241]] and
 // "Input type": ["float"]). The decoder skips CPU ops' args for speed, so
-// for these ops alone it keeps the two arrays as raw JSON, and the mapper
-// turns them into bytes here, once per op, with a small parser of its own.
+// for these ops alone it reads the two arrays here, with simdjson like every
+// other field, and keeps only the bytes they add up to.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,28 +20,6 @@ using llvm::StringRef;
 using simdjson::error_code;
 using simdjson::SUCCESS;
 namespace od = simdjson::ondemand;
-
-error_code kineto::decodeNcclOpArgs(od::value &V, EventArgs &A) {
-  od::object Obj;
-  bool IsObject = false;
-  if (error_code Err = readObject(V, Obj, IsObject); Err || !IsObject)
-    return Err;
-  return forEachField(Obj, [&A](StringRef Key, od::value &FV) -> error_code {
-    bool IsDims = Key == "Input Dims";
-    if (!IsDims && Key != "Input type")
-      return SUCCESS;
-    od::array Arr;
-    bool Found = false;
-    if (error_code Err = readArray(FV, Arr, Found); Err || !Found)
-      return Err;
-    std::string_view Raw;
-    if (error_code Err = Arr.raw_json().get(Raw))
-      return Err;
-    (IsDims ? A.InputDimsV : A.InputTypeV) = StringRef(Raw.data(), Raw.size());
-    A.Present |= IsDims ? EventArgs::InputDims : EventArgs::InputType;
-    return SUCCESS;
-  });
-}
 
 namespace {
 
@@ -61,95 +39,80 @@ uint64_t elementBytes(StringRef Type) {
       .Default(0);
 }
 
-/// A cursor over the few JSON forms the two arrays take: arrays, integers
-/// and strings without escapes. Anything else fails the parse.
-class Cursor {
-public:
-  explicit Cursor(StringRef S) : S(S) {}
+/// Elements of each input of "Input Dims" ([[394241], []]): the product of
+/// its dimensions, UINT64_MAX for a non-tensor ([]). \p Ok false if the
+/// value is not an array of arrays of non-negative integers, or a tensor is
+/// too large to be real; the rest of the value is still read past.
+error_code readElementCounts(od::value &V, llvm::SmallVectorImpl<uint64_t> &Out,
+                             bool &Ok) {
+  od::array Inputs;
+  if (error_code Err = readArray(V, Inputs, Ok); Err || !Ok)
+    return Err;
+  for (auto InputOr : Inputs) {
+    od::value Input;
+    if (error_code Err = InputOr.get(Input))
+      return Err;
+    od::array Dims;
+    bool IsArray = false;
+    if (error_code Err = readArray(Input, Dims, IsArray))
+      return Err;
+    if (!IsArray) {
+      Ok = false;
+      continue;
+    }
+    uint64_t N = 1;
+    bool Any = false;
+    for (auto DimOr : Dims) {
+      od::value Dim;
+      if (error_code Err = DimOr.get(Dim))
+        return Err;
+      // Digits only, as shapes are written: no sign, fraction or exponent.
+      StringRef Tok = StringRef(Dim.raw_json_token()).rtrim();
+      uint64_t D = 0;
+      if (Tok.empty() ||
+          Tok.find_first_not_of("0123456789") != StringRef::npos ||
+          Tok.getAsInteger(10, D) ||
+          (D != 0 && N > UINT64_MAX / D / 16)) { // not a real tensor
+        Ok = false;
+        continue;
+      }
+      Any = true;
+      N *= D;
+    }
+    Out.push_back(Any ? N : UINT64_MAX);
+  }
+  return SUCCESS;
+}
 
-  bool eat(char C) {
-    S = S.ltrim();
-    if (S.empty() || S.front() != C)
-      return false;
-    S = S.drop_front();
-    return true;
+/// The names of "Input type" (["float", "Scalar"]); \p Ok false if the
+/// value is not an array of strings.
+error_code readTypeNames(od::value &V, llvm::SmallVectorImpl<StringRef> &Out,
+                         bool &Ok) {
+  od::array Types;
+  if (error_code Err = readArray(V, Types, Ok); Err || !Ok)
+    return Err;
+  for (auto TypeOr : Types) {
+    od::value Type;
+    if (error_code Err = TypeOr.get(Type))
+      return Err;
+    StringRef Name;
+    bool IsString = false;
+    if (error_code Err = readString(Type, Name, IsString))
+      return Err;
+    if (!IsString) {
+      Ok = false;
+      continue;
+    }
+    Out.push_back(Name);
   }
-  bool peek(char C) {
-    S = S.ltrim();
-    return !S.empty() && S.front() == C;
-  }
-  bool integer(uint64_t &Out) {
-    S = S.ltrim();
-    size_t N = S.find_first_not_of("0123456789");
-    N = N == StringRef::npos ? S.size() : N;
-    if (N == 0 || S.substr(0, N).getAsInteger(10, Out))
-      return false;
-    S = S.drop_front(N);
-    return true;
-  }
-  bool string(StringRef &Out) {
-    if (!eat('"'))
-      return false;
-    size_t End = S.find_first_of("\"\\");
-    if (End == StringRef::npos || S[End] != '"')
-      return false;
-    Out = S.take_front(End);
-    S = S.drop_front(End + 1);
-    return true;
-  }
-  bool done() { return S.ltrim().empty(); }
-
-  /// [item, item, ...], calling \p Item for each.
-  template <typename Fn> bool list(Fn Item) {
-    if (!eat('['))
-      return false;
-    if (eat(']'))
-      return true;
-    do {
-      if (!Item())
-        return false;
-    } while (eat(','));
-    return eat(']');
-  }
-
-private:
-  StringRef S;
-};
+  return SUCCESS;
+}
 
 } // namespace
 
-uint64_t kineto::inputBytes(StringRef DimsJson, StringRef TypesJson) {
-  // Elements of each input; UINT64_MAX for a non-tensor ([]).
-  llvm::SmallVector<uint64_t, 4> Elems;
-  Cursor D(DimsJson);
-  bool Ok = D.list([&] {
-    uint64_t N = 1;
-    bool Any = false;
-    bool Shape = D.list([&] {
-      uint64_t Dim = 0;
-      if (!D.integer(Dim))
-        return false;
-      Any = true;
-      if (Dim != 0 && N > UINT64_MAX / Dim / 16)
-        return false; // too large to be a real tensor
-      N *= Dim;
-      return true;
-    });
-    Elems.push_back(Any ? N : UINT64_MAX);
-    return Shape;
-  });
-  if (!Ok || !D.done())
-    return 0;
-  llvm::SmallVector<StringRef, 4> Types;
-  Cursor T(TypesJson);
-  Ok = T.list([&] {
-    StringRef Ty;
-    if (!T.string(Ty))
-      return false;
-    Types.push_back(Ty);
-    return true;
-  });
-  if (!Ok || !T.done() || Types.size() != Elems.size())
+uint64_t kineto::inputBytes(llvm::ArrayRef<uint64_t> Elems,
+                            llvm::ArrayRef<StringRef> Types) {
+  if (Types.size() != Elems.size())
     return 0;
   uint64_t Bytes = 0;
   bool AnyTensor = false;
@@ -163,4 +126,32 @@ uint64_t kineto::inputBytes(StringRef DimsJson, StringRef TypesJson) {
     Bytes += Elems[I] * Size;
   }
   return AnyTensor ? Bytes : 0;
+}
+
+error_code kineto::decodeNcclOpArgs(od::value &V, EventArgs &A) {
+  od::object Obj;
+  bool IsObject = false;
+  if (error_code Err = readObject(V, Obj, IsObject); Err || !IsObject)
+    return Err;
+  llvm::SmallVector<uint64_t, 4> Elems;
+  llvm::SmallVector<StringRef, 4> Types;
+  bool DimsOk = false, TypesOk = false;
+  if (error_code Err =
+          forEachField(Obj, [&](StringRef Key, od::value &FV) -> error_code {
+            if (Key == "Input Dims") {
+              Elems.clear();
+              return readElementCounts(FV, Elems, DimsOk);
+            }
+            if (Key == "Input type") {
+              Types.clear();
+              return readTypeNames(FV, Types, TypesOk);
+            }
+            return SUCCESS;
+          }))
+    return Err;
+  if (DimsOk && TypesOk) {
+    A.InputBytesV = inputBytes(Elems, Types);
+    A.Present |= EventArgs::InputBytes;
+  }
+  return SUCCESS;
 }

@@ -77,8 +77,7 @@ struct EventArgs {
     GroupId = 1u << 23,    ///< "Process Group ID" (an integer, older)
     GroupRanks = 1u << 24, ///< "Process Group Ranks", e.g. "[0, 1]"
     GroupSize = 1u << 25,  ///< "Group size" (ranks of the communicator)
-    InputDims = 1u << 26,  ///< "Input Dims" of a nccl:* op, as raw JSON
-    InputType = 1u << 27,  ///< "Input type" of a nccl:* op, as raw JSON
+    InputBytes = 1u << 26, ///< a nccl:* op's "Input Dims" x "Input type"
   };
   uint32_t Present = 0;
   int64_t CorrelationV = 0, DeviceV = 0, StreamV = 0, BytesV = 0;
@@ -89,7 +88,7 @@ struct EventArgs {
   int64_t AddrV = 0, DeviceTypeV = 0, DeviceIdV = -1;
   int64_t InMsgNelemsV = 0, OutMsgNelemsV = 0, GroupIdV = 0, GroupSizeV = 0;
   llvm::StringRef SyncKindV, NameV, DtypeV, GroupNameV, GroupRanksV;
-  llvm::StringRef InputDimsV, InputTypeV;
+  uint64_t InputBytesV = 0; ///< inputBytes() of the two, 0 if unknown
 
   bool has(Field F) const { return Present & F; }
 };
@@ -135,17 +134,18 @@ inline bool isNcclOp(const EventHeader &E) {
          E.Name.startswith("nccl:");
 }
 
-/// Decodes only "Input Dims" and "Input type" of such an op's args, kept as
-/// their raw JSON for inputBytes().
+/// Decodes only "Input Dims" and "Input type" of such an op's args, into
+/// the bytes inputBytes() makes of them.
 simdjson::error_code decodeNcclOpArgs(simdjson::ondemand::value &V,
                                       EventArgs &A);
 
-/// The bytes of an op's tensor inputs from its "Input Dims" and "Input
-/// type" JSON ([[394241]], ["float"]): each tensor's elements times its
-/// element size, summed; non-tensor inputs ([] dims, "Scalar") count
-/// nothing. 0 if the two disagree, a type is unknown, or no tensor is
-/// listed.
-uint64_t inputBytes(llvm::StringRef DimsJson, llvm::StringRef TypesJson);
+/// The bytes of an op's tensor inputs from the elements of each ("Input
+/// Dims" [[394241]] multiplied out, UINT64_MAX for a non-tensor []) and
+/// their "Input type" (["float"]): each tensor's elements times its element
+/// size, summed; non-tensor inputs count nothing. 0 if the two disagree in
+/// length, a tensor's type is unknown, or no tensor is listed.
+uint64_t inputBytes(llvm::ArrayRef<uint64_t> Elems,
+                    llvm::ArrayRef<llvm::StringRef> Types);
 
 /// The key of \p F, read in place unless it holds escapes.
 simdjson::error_code keyOf(simdjson::ondemand::field &F, llvm::StringRef &Key);

@@ -208,11 +208,8 @@ void EventMapper::addCpuRange(const KinetoEvent &E) {
       CommOps.push_back(Op);
   }
   // Before 2024, only the nccl:* range around the call says the size.
-  if (E.Args.has(EventArgs::InputDims) && E.Args.has(EventArgs::InputType) &&
-      isNcclOp(E)) {
-    CommOp Op{R.Thread, R.StartNs,
-              R.EndNs,  NoId,
-              NoId,     inputBytes(E.Args.InputDimsV, E.Args.InputTypeV)};
+  if (E.Args.has(EventArgs::InputBytes) && isNcclOp(E)) {
+    CommOp Op{R.Thread, R.StartNs, R.EndNs, NoId, NoId, E.Args.InputBytesV};
     Op.PerRank =
         comm::collectiveKindOfOp(E.Name) == comm::CollectiveKind::AllGather;
     if (Op.Bytes)

@@ -95,6 +95,16 @@ TEST(NcclOpSizeTest, WhatGivesNoSize) {
       R"J({"ph": "X", "cat": "cpu_op", "name": "nccl:all_reduce", "pid": 1,
           "tid": 1, "ts": 10, "dur": 20,
           "args": {"Input Dims": [["8"]], "Input type": ["float"]}})J",
+      // Dimensions are digits only: no sign, fraction or exponent.
+      R"J({"ph": "X", "cat": "cpu_op", "name": "nccl:all_reduce", "pid": 1,
+          "tid": 1, "ts": 10, "dur": 20,
+          "args": {"Input Dims": [[-8]], "Input type": ["float"]}})J",
+      R"J({"ph": "X", "cat": "cpu_op", "name": "nccl:all_reduce", "pid": 1,
+          "tid": 1, "ts": 10, "dur": 20,
+          "args": {"Input Dims": [[8.0]], "Input type": ["float"]}})J",
+      R"J({"ph": "X", "cat": "cpu_op", "name": "nccl:all_reduce", "pid": 1,
+          "tid": 1, "ts": 10, "dur": 20,
+          "args": {"Input Dims": [[1e3]], "Input type": ["float"]}})J",
       R"J({"ph": "X", "cat": "cpu_op", "name": "nccl:all_reduce", "pid": 1,
           "tid": 1, "ts": 10, "dur": 20, "args": {"Input Dims": [[8]]}})J",
   };
