@@ -11,7 +11,11 @@ import struct
 import sys
 
 # Field numbers of table Graph in lib/IR/ddir.fbs (declaration order).
-FIELDS = {"src": 9, "dst": 10}
+VERSION = 0
+# Version 2: one vector per edge end, of 4-byte ids.
+FIELDS_V2 = {"src": 9, "dst": 10}
+# Version 3 on: one vector of 12-byte Edge structs, src at 0 and dst at 4.
+EDGES = 13
 
 
 def main():
@@ -20,15 +24,25 @@ def main():
     root = struct.unpack_from("<I", data, 0)[0]
     vtable = root - struct.unpack_from("<i", data, root)[0]
     vtable_size = struct.unpack_from("<H", data, vtable)[0]
-    slot = 4 + 2 * FIELDS[which]
-    if slot >= vtable_size:
+
+    def field_at(number):
+        slot = 4 + 2 * number
+        at = struct.unpack_from("<H", data, vtable + slot)[0] if slot < vtable_size else 0
+        return root + at if at else None
+
+    at = field_at(VERSION)
+    version = struct.unpack_from("<I", data, at)[0] if at else 0
+    if version == 2:
+        field, stride, offset = field_at(FIELDS_V2[which]), 4, 0
+    else:
+        field, stride, offset = field_at(EDGES), 12, {"src": 0, "dst": 4}[which]
+    if field is None:
         sys.exit("graph has no edge vector")
-    field = root + struct.unpack_from("<H", data, vtable + slot)[0]
     vector = field + struct.unpack_from("<I", data, field)[0]
     length = struct.unpack_from("<I", data, vector)[0]
     if int(index) >= length:
         sys.exit(f"edge {index} out of range ({length} edges)")
-    struct.pack_into("<I", data, vector + 4 + 4 * int(index), int(value))
+    struct.pack_into("<I", data, vector + 4 + stride * int(index) + offset, int(value))
     open(dst, "wb").write(data)
 
 

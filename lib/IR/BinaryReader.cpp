@@ -2,9 +2,10 @@
 //
 // The FlatBuffers Verifier bounds-checks every offset before anything is
 // read; after that the reader copies the flat arrays into the Graph (the
-// task array in one block when its layout is dd::Task's). Strings
-// are not copied: the string table points into the buffer, which the caller
-// keeps alive (readGraph() hands it to the graph).
+// task and edge arrays in one block each when their layouts are dd::Task's
+// and dd::Edge's, or not at all when the caller lets the graph use them in
+// place). Strings are not copied: the string table points into the buffer,
+// which the caller keeps alive (readGraph() hands it to the graph).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,7 @@ static_assert(unsigned(fb::Phase::MAX) + 1 == NumPhases, "");
 // docs/IR.md gives struct sizes; a schema edit that changes one is a new
 // format version.
 static_assert(sizeof(fb::MemoryEvent) == 48, "");
+static_assert(sizeof(fb::Edge) == 12, "");
 
 namespace {
 
@@ -127,6 +129,61 @@ asGraphTasks(const flatbuffers::Vector<const fb::Task *> &In,
   return Converted;
 }
 
+/// Whether the file's edge records (version 3) are laid out as dd::Edge,
+/// as sameTaskLayout() asks of tasks; the three bytes of padding are not
+/// read.
+bool sameEdgeLayout() {
+  static const bool Same = [] {
+    if (sizeof(fb::Edge) != sizeof(Edge) || alignof(fb::Edge) != alignof(Edge))
+      return false;
+    fb::Edge Probe(0x01020304, 0x05060708, fb::EdgeKind(3));
+    Edge E;
+    std::memcpy(&E, &Probe, sizeof(E));
+    return E.Src == 0x01020304 && E.Dst == 0x05060708 && E.Kind == EdgeKind(3);
+  }();
+  return Same;
+}
+
+/// Reads the edges of \p In, a version-2 file: three parallel arrays.
+llvm::Error readEdgeArrays(const fb::Graph &In, Graph &G) {
+  auto *Src = In.edge_src();
+  auto *Dst = In.edge_dst();
+  auto *Kinds = In.edge_kind();
+  size_t NumEdges = sizeOf(Src);
+  if (sizeOf(Dst) != NumEdges || sizeOf(Kinds) != NumEdges)
+    return fail("edge arrays disagree in length (src {0}, dst {1}, kind {2})",
+                NumEdges, sizeOf(Dst), sizeOf(Kinds));
+  if (In.edges())
+    return fail("version 2 file with a version 3 edge array");
+  for (size_t I = 0; I != NumEdges; ++I)
+    G.addEdge(Src->Get(I), Dst->Get(I), static_cast<EdgeKind>(Kinds->Get(I)));
+  return llvm::Error::success();
+}
+
+/// Reads the edges of \p In, a version-3 file: one array of structs, used in
+/// place when \p Writable (the same bytes as \p Bytes, writable) is given,
+/// else copied in one block.
+llvm::Error readEdgeStructs(const fb::Graph &In, StringRef Bytes,
+                            char *Writable, Graph &G) {
+  if (In.edge_src() || In.edge_dst() || In.edge_kind())
+    return fail("version 3 file with version 2 edge arrays");
+  const auto *Es = In.edges();
+  if (!Es || Es->size() == 0)
+    return llvm::Error::success();
+  if (!sameEdgeLayout()) {
+    for (const fb::Edge *E : *Es)
+      G.addEdge(E->src(), E->dst(), static_cast<EdgeKind>(E->kind()));
+    return llvm::Error::success();
+  }
+  const char *At = reinterpret_cast<const char *>(Es->Data());
+  if (Writable)
+    G.adoptEdges(
+        {reinterpret_cast<Edge *>(Writable + (At - Bytes.data())), Es->size()});
+  else
+    G.appendEdges({reinterpret_cast<const Edge *>(At), Es->size()});
+  return llvm::Error::success();
+}
+
 } // namespace
 
 /// parseBinaryGraph(), adopting the task records in place when \p Writable
@@ -146,11 +203,13 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable) {
   const fb::Graph *In = fb::GetGraph(Data);
   if (!isAligned(In->tasks()) || !isAligned(In->task_attrs()) ||
       !isAligned(In->lanes()) || !isAligned(In->iterations()) ||
-      !isAligned(In->memory_events()))
+      !isAligned(In->memory_events()) || !isAligned(In->edges()))
     return fail("corrupt binary IR: misaligned array");
-  if (In->version() != BinaryFormatVersion)
-    return fail("unsupported format version {0} (this build reads version {1})",
-                In->version(), BinaryFormatVersion);
+  const uint32_t Version = In->version();
+  if (Version < OldestBinaryFormatVersion || Version > BinaryFormatVersion)
+    return fail("unsupported format version {0} (this build reads versions "
+                "{1} to {2})",
+                Version, OldestBinaryFormatVersion, BinaryFormatVersion);
 
   Graph G;
   readMetadata(In->metadata(), G.metadata());
@@ -174,14 +233,8 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable) {
       G.iterationsMut().push_back(
           Iteration{I->start_ns(), I->measured_ns(), I->name(), I->rank()});
 
-  auto *Src = In->edge_src();
-  auto *Dst = In->edge_dst();
-  auto *Kinds = In->edge_kind();
-  size_t NumEdges = sizeOf(Src);
-  if (sizeOf(Dst) != NumEdges || sizeOf(Kinds) != NumEdges)
-    return fail("edge arrays disagree in length (src {0}, dst {1}, kind {2})",
-                NumEdges, sizeOf(Dst), sizeOf(Kinds));
-
+  const size_t NumEdges =
+      Version == 2 ? sizeOf(In->edge_src()) : sizeOf(In->edges());
   auto *Tasks = In->tasks();
   // Headroom for passes that insert tasks and edges: without it the first
   // insertion copies every task array into fresh memory (a third of such a
@@ -223,8 +276,9 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable) {
   if (auto *Notes = In->task_notes())
     for (const fb::TaskNote *N : *Notes)
       G.addNoteRaw(TaskNote{N->task(), N->key(), N->value()});
-  for (size_t I = 0; I != NumEdges; ++I)
-    G.addEdge(Src->Get(I), Dst->Get(I), static_cast<EdgeKind>(Kinds->Get(I)));
+  if (llvm::Error E = Version == 2 ? readEdgeArrays(*In, G)
+                                   : readEdgeStructs(*In, Bytes, Writable, G))
+    return std::move(E);
   // Absent in files written before memory events existed: those have none.
   // Lanes are checked by the semantic verifier, as nothing here needs them.
   if (auto *Mem = In->memory_events()) {

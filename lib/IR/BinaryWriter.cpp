@@ -243,9 +243,8 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
   TailLayout Tail;
   uint64_t TasksAt = Tail.add(C.Order.size(), sizeof(fb::Task),
                               flatbuffers::AlignOf<fb::Task>());
-  uint64_t SrcAt = Tail.add(Edges.size(), sizeof(uint32_t), sizeof(uint32_t));
-  uint64_t DstAt = Tail.add(Edges.size(), sizeof(uint32_t), sizeof(uint32_t));
-  uint64_t KindAt = Tail.add(Edges.size(), 1, 1);
+  uint64_t EdgesAt = Tail.add(Edges.size(), sizeof(fb::Edge),
+                              flatbuffers::AlignOf<fb::Edge>());
   uint64_t MemAt = Tail.add(Mem.size(), sizeof(fb::MemoryEvent),
                             flatbuffers::AlignOf<fb::MemoryEvent>());
 
@@ -259,10 +258,8 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
   auto AttrsV = B.CreateVectorOfStructs(Attrs);
   auto NotesV = B.CreateVectorOfStructs(Notes);
   flatbuffers::uoffset_t Table = B.StartTable();
+  B.addTailOffset(fb::Graph::VT_EDGES, EdgesAt);
   B.addTailOffset(fb::Graph::VT_MEMORY_EVENTS, MemAt);
-  B.addTailOffset(fb::Graph::VT_EDGE_KIND, KindAt);
-  B.addTailOffset(fb::Graph::VT_EDGE_DST, DstAt);
-  B.addTailOffset(fb::Graph::VT_EDGE_SRC, SrcAt);
   B.AddOffset(fb::Graph::VT_TASK_NOTES, NotesV);
   B.AddOffset(fb::Graph::VT_TASK_ATTRS, AttrsV);
   B.addTailOffset(fb::Graph::VT_TASKS, TasksAt);
@@ -298,15 +295,9 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
                       static_cast<fb::TaskKind>(T.Kind),
                       static_cast<fb::Phase>(T.Phase), T.Flags));
   }
-  Out.startVector(SrcAt, Edges.size());
+  Out.startVector(EdgesAt, Edges.size());
   for (const Edge &E : Edges)
-    Out.push<uint32_t>(E.Src);
-  Out.startVector(DstAt, Edges.size());
-  for (const Edge &E : Edges)
-    Out.push<uint32_t>(E.Dst);
-  Out.startVector(KindAt, Edges.size());
-  for (const Edge &E : Edges)
-    Out.push(static_cast<uint8_t>(E.Kind));
+    Out.push(fb::Edge(E.Src, E.Dst, static_cast<fb::EdgeKind>(E.Kind)));
   Out.startVector(MemAt, Mem.size());
   for (const fb::MemoryEvent &M : Mem)
     Out.push(M);

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/IR/Graph.h"
+#include "daydream/Support/FreshMemory.h"
 
 #include <algorithm>
 #include <cassert>
@@ -60,8 +61,9 @@ uint32_t Graph::adoptTasks(llvm::MutableArrayRef<Task> Ts) {
 }
 
 uint32_t Graph::linkNewTasks(TaskId First) {
-  Prev.resize(Tasks.size());
-  Next.resize(Tasks.size(), NoId);
+  // Eight bytes a task of fresh memory, prefaulted (FreshMemory.h).
+  resizeFresh(Prev, Tasks.size(), NoId);
+  resizeFresh(Next, Tasks.size(), NoId);
   Dead.resize(Tasks.size(), false);
   // Lanes are checked in the same pass that links: a separate pass over the
   // tasks first cost as much as linking them (tens of milliseconds at ten

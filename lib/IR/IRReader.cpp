@@ -102,8 +102,8 @@ Expected<Graph> dd::readGraph(std::unique_ptr<llvm::MemoryBuffer> Buf) {
 }
 
 Expected<Graph> dd::readGraphFile(llvm::StringRef Path, bool InPlace) {
-  // A regular file is mapped privately so that its task records need not
-  // be copied (TaskStore.h).
+  // A regular file is mapped privately so that its task and edge records
+  // need not be copied (TaskStore.h).
   if (std::unique_ptr<PrivateFileBuffer> Mapped =
           InPlace ? mapPrivately(Path) : nullptr) {
     Expected<Graph> G = readBytes(*Mapped, Mapped->writable());

@@ -22,6 +22,7 @@
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/CriticalPath.h"
+#include "daydream/Support/FreshMemory.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Sequence.h"
@@ -236,8 +237,9 @@ void CriticalPathFinder::sweepBackward(std::vector<int64_t> &Slack,
   // their latest start is recovered; the task's latest end is the tightest
   // bound they put on it, exactly the minimum computeSlack() pushes.
   const size_t N = G.numTaskSlots();
-  Slack.resize(N);
-  Decider.assign(N, NoId);
+  Slack.clear();
+  assignFresh(Slack, N, int64_t(0));
+  assignFresh(Decider, N, NoId);
   const int64_t RunEnd = R.OriginNs + R.MakespanNs;
   const Task *Tasks = G.taskSlots().data();
   const Edge *const First = G.edgeSlots().data();
@@ -298,7 +300,8 @@ llvm::Optional<CriticalPathSummary> CriticalPathFinder::summarizeSwept() const {
   // The deciders alone, from one pass over the edges: sweepBackward()'s
   // choice without the slack it computes on the way.
   const size_t N = G.numTaskSlots();
-  std::vector<TaskId> Decider(N, NoId);
+  std::vector<TaskId> Decider;
+  assignFresh(Decider, N, NoId);
   for (const Edge &E : G.edgeSlots())
     if ((E.Kind == EdgeKind::Sync) == blocked(E.Dst) &&
         later(E.Src, Decider[E.Dst]))

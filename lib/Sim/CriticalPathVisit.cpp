@@ -26,11 +26,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Prefault.h"
-
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/CriticalPath.h"
 #include "daydream/Sim/Simulator.h"
+#include "daydream/Support/FreshMemory.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -86,7 +85,7 @@ bool SweptVisit::decide() {
         return L.Order == LaneOrder::ByPriority;
       }))
     return false;
-  sim::assignPrefaulted(Decider, N, NoId);
+  assignFresh(Decider, N, NoId);
   const Edge *Cur = G.edgeSlots().data();
   const Edge *const End = Cur + G.edgeSlots().size();
   for (TaskId T = 0; T != N; ++T) {

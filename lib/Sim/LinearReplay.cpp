@@ -24,8 +24,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Replay.h"
+#include "Sweep.h"
 
 #include "daydream/IR/Graph.h"
+#include "daydream/Support/FreshMemory.h"
 
 #include "llvm/ADT/Optional.h"
 #include "llvm/ADT/Twine.h"
@@ -136,45 +138,28 @@ bool sim::isSweepable(const Graph &G) {
   return true;
 }
 
-/// The sweep's loop, with or without crediting lanes and iterations; a
-/// template so that the loop that does not carries no test for it.
-template <bool Credit>
-static bool sweep(const Graph &G, SimResult &R, SummaryBuilder *Summary,
-                  int64_t &T0, int64_t &MaxEnd) {
-  const size_t N = G.numTaskSlots();
-  const Task *Tasks = G.taskSlots().data();
-  const Edge *Edges = G.edgeSlots().data();
-  const Edge *const EdgesEnd = Edges + G.edgeSlots().size();
-  int64_t *S = R.Start.data();
-  int64_t *E = R.End.data();
-  for (TaskId T = 0; T != N; ++T) {
-    const Task &Tk = Tasks[T];
-    T0 = std::min(T0, Tk.StartNs);
-    int64_t St = S[T];
+namespace {
+/// Every task's start and end in two arrays (SimResult's).
+struct FullStore {
+  static constexpr bool EdgesChecked = false;
+  int64_t *S;
+  int64_t *E;
+  int64_t &startBound(TaskId T) { return S[T]; }
+  int64_t &endBound(TaskId T) { return E[T]; }
+  bool laneFree(const Graph &G, TaskId T, LaneId, int64_t &St) const {
     if (TaskId P = G.prevOnLane(T); P != NoId) {
       if (P >= T) // a lane out of slot order
         return false;
       St = std::max(St, E[P]);
     }
-    St += Tk.GapNs;
-    const int64_t En = std::max(St + Tk.DurationNs, E[T]);
+    return true;
+  }
+  void visit(TaskId T, LaneId, int64_t St, int64_t En) {
     S[T] = St;
     E[T] = En;
-    if constexpr (Credit)
-      Summary->add(Tk, St, En);
-    else
-      MaxEnd = std::max(MaxEnd, En);
-    for (; Edges != EdgesEnd && Edges->Src == T; ++Edges) {
-      if (Edges->Dst <= T) // an edge against slot order
-        return false;
-      int64_t &Bound =
-          Edges->Kind == EdgeKind::Sync ? E[Edges->Dst] : S[Edges->Dst];
-      Bound = std::max(Bound, En);
-    }
   }
-  // An edge left over was out of source order, and so was never pushed.
-  return Edges == EdgesEnd;
-}
+};
+} // namespace
 
 bool sim::replaySweep(const Graph &G, SimResult &R, bool LanesAndIterations) {
   const size_t N = G.numTaskSlots();
@@ -186,16 +171,18 @@ bool sim::replaySweep(const Graph &G, SimResult &R, bool LanesAndIterations) {
   // task is visited, Start holds the latest end among its start predecessors
   // so far (0, the origin, if none) and End the latest among its Sync
   // predecessors.
-  R.Start.assign(N, 0);
-  R.End.assign(N, Unset);
+  // Sixteen bytes a task of fresh memory, prefaulted (FreshMemory.h).
+  assignFresh(R.Start, N, int64_t(0));
+  assignFresh(R.End, N, Unset);
   llvm::Optional<SummaryBuilder> Summary;
   int64_t T0 = std::numeric_limits<int64_t>::max();
   int64_t MaxEnd = 0; // times run from 0 here
+  const FullStore Store{R.Start.data(), R.End.data()};
   if (LanesAndIterations) {
     Summary.emplace(G, R);
-    if (!sweep<true>(G, R, &*Summary, T0, MaxEnd))
+    if (!sweepTasks<true>(G, Store, &*Summary, T0, MaxEnd))
       return false;
-  } else if (!sweep<false>(G, R, nullptr, T0, MaxEnd)) {
+  } else if (!sweepTasks<false>(G, Store, nullptr, T0, MaxEnd)) {
     return false;
   }
   R.OriginNs = N == 0 ? 0 : T0;

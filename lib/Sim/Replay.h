@@ -17,6 +17,7 @@
 #include "daydream/Sim/Simulator.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/Error.h"
 
 #include <algorithm>
@@ -119,7 +120,7 @@ public:
   SummaryBuilder(const Graph &G, SimResult &R);
 
   /// Credits live task \p Tk, simulated from \p S to \p E (shifted).
-  void add(const Task &Tk, int64_t S, int64_t E) {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void add(const Task &Tk, int64_t S, int64_t E) {
     LaneResult &L = R.Lanes[Tk.Lane];
     L.BusyNs += E - S;
     ++L.NumTasks;

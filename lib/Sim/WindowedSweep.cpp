@@ -11,11 +11,13 @@
 // reaches forward; a slot is reset when its task is visited, before any push
 // for the task one window later can arrive (that task's sources all come
 // after it). Traces keep their edges local (a launch and its kernel, a
-// stream's next work), so the window is a few thousand slots.
+// stream's next work), so the window is a few thousand slots. The loop
+// itself is replaySweep()'s (Sweep.h), over this ring instead of arrays.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Replay.h"
+#include "Sweep.h"
 
 #include "daydream/IR/Graph.h"
 
@@ -26,6 +28,38 @@
 
 using namespace dd;
 using namespace dd::sim;
+
+namespace {
+/// A lane's last task and its end per lane, and the bounds pushed along
+/// edges in a ring of \p Window slots, a power of two wider than any edge
+/// reaches. A slot is reset as its task is visited, before any push for the
+/// task one window later can arrive (whose sources all come after it).
+struct WindowStore {
+  static constexpr bool EdgesChecked = true; // while measuring the reach
+  int64_t &startBound(TaskId T) { return StartBound[T & Mask]; }
+  int64_t &endBound(TaskId T) { return EndBound[T & Mask]; }
+  /// The lane's last task visited must be T's lane predecessor: each lane's
+  /// list in increasing ids.
+  bool laneFree(const Graph &G, TaskId T, LaneId L, int64_t &St) const {
+    if (G.prevOnLane(T) != LaneLast[L])
+      return false;
+    if (LaneLast[L] != NoId)
+      St = std::max(St, LaneEnd[L]);
+    return true;
+  }
+  void visit(TaskId T, LaneId L, int64_t, int64_t En) {
+    StartBound[T & Mask] = 0;
+    EndBound[T & Mask] = Unset;
+    LaneEnd[L] = En;
+    LaneLast[L] = T;
+  }
+
+  uint64_t Mask;
+  int64_t *StartBound, *EndBound;
+  int64_t *LaneEnd;
+  TaskId *LaneLast;
+};
+} // namespace
 
 /// Past this window the ring saves too little to be worth a second engine.
 static constexpr uint64_t MaxWindow = uint64_t(1) << 20;
@@ -43,45 +77,18 @@ bool sim::replayWindowed(const Graph &G, SimResult &R) {
   const uint64_t Window = llvm::PowerOf2Ceil(Reach + 1);
   if (Window > MaxWindow || Window > N / 2)
     return false;
-  const uint64_t Mask = Window - 1;
 
   // As in replaySweep(): times from 0, shifted by the origin at the end.
   std::vector<int64_t> StartBound(Window, 0), EndBound(Window, Unset);
   std::vector<int64_t> LaneEnd(G.numLanes(), 0);
   std::vector<TaskId> LaneLast(G.numLanes(), NoId);
   SummaryBuilder Summary(G, R);
-  const Task *Tasks = G.taskSlots().data();
-  const Edge *Edges = G.edgeSlots().data();
-  const Edge *const EdgesEnd = Edges + G.edgeSlots().size();
-  int64_t T0 = std::numeric_limits<int64_t>::max();
-  for (TaskId T = 0; T != N; ++T) {
-    const Task &Tk = Tasks[T];
-    T0 = std::min(T0, Tk.StartNs);
-    const uint64_t Slot = T & Mask;
-    int64_t St = StartBound[Slot];
-    // The lane's last task visited must be T's lane predecessor: each
-    // lane's list in increasing ids.
-    const LaneId L = Tk.Lane;
-    if (G.prevOnLane(T) != LaneLast[L])
-      return false;
-    if (LaneLast[L] != NoId)
-      St = std::max(St, LaneEnd[L]);
-    St += Tk.GapNs;
-    const int64_t En = std::max(St + Tk.DurationNs, EndBound[Slot]);
-    StartBound[Slot] = 0;
-    EndBound[Slot] = Unset;
-    LaneEnd[L] = En;
-    LaneLast[L] = T;
-    Summary.add(Tk, St, En);
-    for (; Edges != EdgesEnd && Edges->Src == T; ++Edges) {
-      int64_t &Bound = Edges->Kind == EdgeKind::Sync
-                           ? EndBound[Edges->Dst & Mask]
-                           : StartBound[Edges->Dst & Mask];
-      Bound = std::max(Bound, En);
-    }
-  }
-  // An edge left over was out of source order, and so was never pushed.
-  if (Edges != EdgesEnd)
+  int64_t T0 = std::numeric_limits<int64_t>::max(), MaxEnd = 0;
+  if (!sweepTasks<true>(G,
+                        WindowStore{Window - 1, StartBound.data(),
+                                    EndBound.data(), LaneEnd.data(),
+                                    LaneLast.data()},
+                        &Summary, T0, MaxEnd))
     return false;
   R.OriginNs = T0;
   R.Start.clear();

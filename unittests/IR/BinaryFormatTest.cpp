@@ -218,17 +218,18 @@ TEST(BinaryFormatTest, RejectsWrongVersion) {
   fb::FinishGraphBuffer(FB, fb::CreateGraph(FB, /*version=*/99));
   std::string B(reinterpret_cast<const char *>(FB.GetBufferPointer()),
                 FB.GetSize());
-  EXPECT_EQ(parseError(B),
-            "unsupported format version 99 (this build reads version " +
-                std::to_string(BinaryFormatVersion) + ")");
+  EXPECT_EQ(parseError(B), "unsupported format version 99 (this build reads "
+                           "versions 2 to " +
+                               std::to_string(BinaryFormatVersion) + ")");
 }
 
 TEST(BinaryFormatTest, RejectsMismatchedEdgeArrays) {
+  // Version 2's three edge arrays.
   flatbuffers::FlatBufferBuilder FB;
   std::vector<uint32_t> Two = {0, 1}, One = {1};
   std::vector<fb::EdgeKind> Kinds = {fb::EdgeKind::Data, fb::EdgeKind::Data};
-  fb::FinishGraphBuffer(FB, fb::CreateGraph(FB, BinaryFormatVersion, 0, 0, 0, 0,
-                                            0, 0, 0, 0, FB.CreateVector(Two),
+  fb::FinishGraphBuffer(FB, fb::CreateGraph(FB, /*version=*/2, 0, 0, 0, 0, 0, 0,
+                                            0, 0, FB.CreateVector(Two),
                                             FB.CreateVector(One),
                                             FB.CreateVector(Kinds)));
   std::string B(reinterpret_cast<const char *>(FB.GetBufferPointer()),
@@ -271,6 +272,92 @@ TEST(BinaryFormatTest, EqualAttributesAreStoredOnce) {
   EXPECT_EQ(*G2->attrs(1), B);
   EXPECT_EQ(*G2->attrs(3), A);
   EXPECT_EQ(G2->task(0).Attrs, G2->task(3).Attrs);
+}
+
+} // namespace
+
+namespace {
+
+/// One lane, two tasks and an edge between them, with the edge stored as
+/// version \p Version stores edges (2: three arrays, 3: structs), or both
+/// ways with \p Both.
+std::string twoTaskFile(uint32_t Version, bool Both = false,
+                        fb::EdgeKind Kind = fb::EdgeKind::Launch) {
+  flatbuffers::FlatBufferBuilder FB;
+  std::vector<flatbuffers::Offset<flatbuffers::String>> Strs = {
+      FB.CreateString("t")};
+  std::vector<fb::Lane> Lanes = {fb::Lane(1, 0, -1, -1, fb::LaneKind::CpuThread,
+                                          fb::LaneOrder::InOrder, 0)};
+  std::vector<fb::Task> Tasks;
+  for (int64_t I = 0; I != 2; ++I)
+    Tasks.emplace_back(10 * I, 5, 0, 0, 0, NoId, 0, NoId, fb::TaskKind::CpuOp,
+                       fb::Phase::Other, 0);
+  std::vector<uint32_t> Src = {0}, Dst = {1};
+  std::vector<fb::EdgeKind> Kinds = {Kind};
+  std::vector<fb::Edge> Edges = {fb::Edge(0, 1, Kind)};
+  const bool Old = Version == 2 || Both, New = Version == 3 || Both;
+  fb::FinishGraphBuffer(
+      FB, fb::CreateGraph(FB, Version, 0, FB.CreateVector(Strs),
+                          FB.CreateVectorOfStructs(Lanes), 0, 0,
+                          FB.CreateVectorOfStructs(Tasks), 0, 0,
+                          Old ? FB.CreateVector(Src) : 0,
+                          Old ? FB.CreateVector(Dst) : 0,
+                          Old ? FB.CreateVector(Kinds) : 0, 0,
+                          New ? FB.CreateVectorOfStructs(Edges) : 0));
+  return std::string(reinterpret_cast<const char *>(FB.GetBufferPointer()),
+                     FB.GetSize());
+}
+
+TEST(BinaryFormatTest, Version2FilesStillRead) {
+  for (uint32_t Version : {2u, 3u}) {
+    auto G = parseBinaryGraph(twoTaskFile(Version));
+    ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+    EXPECT_FALSE(bool(verifyGraph(*G)));
+    ASSERT_EQ(G->edgeSlots().size(), 1u);
+    EXPECT_EQ(G->edgeSlots()[0].Src, 0u);
+    EXPECT_EQ(G->edgeSlots()[0].Dst, 1u);
+    EXPECT_EQ(G->edgeSlots()[0].Kind, EdgeKind::Launch);
+  }
+  // Written back, a version-2 graph is a version-3 file like any other.
+  auto Old = parseBinaryGraph(twoTaskFile(2));
+  auto New = parseBinaryGraph(twoTaskFile(3));
+  ASSERT_TRUE(Old && New);
+  std::string Bytes = toBinary(*Old);
+  EXPECT_EQ(Bytes, toBinary(*New));
+  EXPECT_EQ(fb::GetGraph(Bytes.data())->version(), BinaryFormatVersion);
+}
+
+TEST(BinaryFormatTest, RejectsEdgesStoredBothWays) {
+  EXPECT_EQ(parseError(twoTaskFile(2, /*Both=*/true)),
+            "version 2 file with a version 3 edge array");
+  EXPECT_EQ(parseError(twoTaskFile(3, /*Both=*/true)),
+            "version 3 file with version 2 edge arrays");
+}
+
+TEST(BinaryFormatTest, UnknownEdgeKindFailsVerification) {
+  auto G = parseBinaryGraph(twoTaskFile(3, false, fb::EdgeKind(200)));
+  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  llvm::Error E = verifyGraph(*G);
+  ASSERT_TRUE(bool(E));
+  EXPECT_EQ(llvm::toString(std::move(E)),
+            "edge %0 -> %1: unknown edge kind 200");
+}
+
+TEST(BinaryFormatTest, EdgesAreUsedInPlaceUntilOneIsAdded) {
+  std::string Bytes = toBinary(richGraph());
+  std::vector<char> Mine(Bytes.begin(), Bytes.end());
+  auto G = parseBinaryGraphInPlace(Mine);
+  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  ASSERT_EQ(G->edgeSlots().size(), 2u);
+  const char *At = reinterpret_cast<const char *>(G->edgeSlots().data());
+  EXPECT_TRUE(At >= Mine.data() && At < Mine.data() + Mine.size());
+  EXPECT_EQ(toBinary(*G), Bytes);
+  // Adding an edge copies them out first; the buffer is left as it was.
+  G->addEdge(0, 2, EdgeKind::ProgramOrder);
+  EXPECT_NE(reinterpret_cast<const char *>(G->edgeSlots().data()), At);
+  ASSERT_EQ(G->edgeSlots().size(), 3u);
+  EXPECT_EQ(G->edgeSlots()[1].Kind, EdgeKind::Sync);
+  EXPECT_EQ(std::string(Mine.begin(), Mine.end()), Bytes);
 }
 
 } // namespace

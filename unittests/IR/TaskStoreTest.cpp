@@ -1,9 +1,10 @@
 //===- TaskStoreTest.cpp - The task array, borrowed then owned ------------===//
 //
-// A borrowed store reads and writes the caller's records in place, ignores
-// reserve(), and copies them out on its first growth, after which the
-// caller's memory is no longer touched; a graph that adopts a task array
-// links its lanes as appending one task at a time does.
+// A borrowed store (of tasks or edges) reads and writes the caller's
+// records in place, ignores reserve(), and copies them out on its first
+// growth, after which the caller's memory is no longer touched; a graph
+// that adopts a task array links its lanes as appending one task at a time
+// does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +52,31 @@ TEST(TaskStoreTest, BorrowsInPlaceUntilItGrows) {
   S.append(threeTasks());
   ASSERT_EQ(S.size(), 7u);
   EXPECT_EQ(llvm::ArrayRef<Task>(S)[6].StartNs, 20);
+}
+
+TEST(TaskStoreTest, EdgesAreBorrowedTheSameWay) {
+  std::vector<Edge> Mine = {{0, 1, EdgeKind::Launch}, {1, 2, EdgeKind::Sync}};
+  EdgeStore S;
+  S.reserve(8);
+  S.borrow(Mine);
+  EXPECT_TRUE(S.borrowed());
+  EXPECT_EQ(&S[1], &Mine[1]);
+  for (Edge &E : S) // writes land in the borrowed records
+    ++E.Dst;
+  EXPECT_EQ(Mine[1].Dst, 3u);
+  S.push_back({2, 4, EdgeKind::Data});
+  EXPECT_FALSE(S.borrowed());
+  ASSERT_EQ(S.size(), 3u);
+  EXPECT_EQ(llvm::ArrayRef<Edge>(S)[1].Dst, 3u);
+  S.clear();
+  EXPECT_TRUE(S.empty());
+
+  EdgeStore B;
+  B.borrow(Mine);
+  B.clear(); // views none; the caller's records stay as they were
+  EXPECT_TRUE(B.empty());
+  EXPECT_FALSE(B.borrowed());
+  EXPECT_EQ(Mine.size(), 2u);
 }
 
 TEST(TaskStoreTest, MovesKeepTheRecords) {

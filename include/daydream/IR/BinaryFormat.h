@@ -17,15 +17,17 @@
 
 namespace dd {
 
-/// The version written into every file. Readers accept exactly this one;
-/// docs/IR.md lists what changed between versions.
-constexpr uint32_t BinaryFormatVersion = 2;
+/// The version written into every file. Readers accept it and every one
+/// back to OldestBinaryFormatVersion; docs/IR.md lists what changed between
+/// versions.
+constexpr uint32_t BinaryFormatVersion = 3;
+constexpr uint32_t OldestBinaryFormatVersion = 2;
 
 /// Parses a binary graph whose bytes are \p Bytes (which must stay alive as
 /// long as the graph: strings point into it). Does not run verifyGraph().
 llvm::Expected<Graph> parseBinaryGraph(llvm::StringRef Bytes);
-/// The same, but the graph may keep using the task records where they lie
-/// in \p Bytes (TaskStore.h) instead of copying them: \p Bytes must be
+/// The same, but the graph may keep using the task and edge records where
+/// they lie in \p Bytes (TaskStore.h) instead of copying them: \p Bytes must be
 /// writable memory no one else sees (a private mapping of the file) and
 /// outlive the graph (Graph::holdBuffer()).
 llvm::Expected<Graph>

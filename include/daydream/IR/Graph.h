@@ -23,6 +23,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cassert>
 #include <memory>
 #include <vector>
 
@@ -132,6 +133,14 @@ public:
   void addEdge(TaskId Src, TaskId Dst, EdgeKind K) {
     Edges.push_back(Edge{Src, Dst, K});
   }
+  /// Appends \p Es, as addEdge() one by one would.
+  void appendEdges(llvm::ArrayRef<Edge> Es) { Edges.append(Es); }
+  /// The same for a graph without edges yet, but the graph keeps using \p Es
+  /// where they are until it first adds an edge, as adoptTasks() does.
+  void adoptEdges(llvm::MutableArrayRef<Edge> Es) {
+    assert(Edges.empty() && "adopting edges into a graph that has some");
+    Edges.borrow(Es);
+  }
   /// Drops every edge (importers rebuild edges when breaking cycles).
   void clearEdges() { Edges.clear(); }
   /// Number of live edges. O(E).
@@ -185,7 +194,7 @@ private:
 
   std::vector<TaskAttrs> Attrs;
   std::vector<TaskNote> Notes;
-  std::vector<Edge> Edges;
+  EdgeStore Edges;
   std::vector<MemoryEvent> MemoryEvents;
 
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> Buffers;

@@ -24,12 +24,12 @@ bool looksLikeBinaryIR(llvm::StringRef Bytes);
 llvm::Expected<Graph> readGraph(std::unique_ptr<llvm::MemoryBuffer> Buf);
 
 /// Opens \p Path ("-" for stdin), memory-mapping files, and reads it. With
-/// \p InPlace, a binary file's task records are used where they lie, in a
-/// private copy-on-write mapping (TaskStore.h), instead of being copied:
-/// loading then costs a fraction of the time and memory, but the first
-/// change to a task pays for its page, and the first task added for the
-/// copy. Callers that only read the tasks (dd-sim, printer-only dd-opt
-/// pipelines) ask for it.
+/// \p InPlace, a binary file's task and edge records are used where they
+/// lie, in a private copy-on-write mapping (TaskStore.h), instead of being
+/// copied: loading then costs a fraction of the time and memory, but the
+/// first change to a task or edge pays for its page, and the first task
+/// (edge) added for the copy of every task (edge). Callers that only read the
+/// tasks (dd-sim, printer-only dd-opt pipelines) ask for it.
 llvm::Expected<Graph> readGraphFile(llvm::StringRef Path, bool InPlace = false);
 
 } // namespace dd

@@ -1,13 +1,13 @@
-//===- TaskStore.h - The graph's task array, owned or borrowed --*- C++ -*-===//
+//===- TaskStore.h - The graph's flat arrays, owned or borrowed -*- C++ -*-===//
 //
-// The flat array Graph keeps its tasks in: a growable array like
-// std::vector<Task>, which can also start as a view of task records that
-// someone else keeps alive. A graph read from a file views the file's own
-// task array through a private, copy-on-write mapping (IRReader.cpp), so
+// The flat arrays Graph keeps its tasks and edges in: a growable array like
+// std::vector, which can also start as a view of records that someone else
+// keeps alive. A graph read from a file views the file's own task and edge
+// arrays through a private, copy-on-write mapping (IRReader.cpp), so
 // reading it touches only pages the page cache already holds instead of
 // copying every record into fresh memory; on the virtual machines this runs
 // on, handing out fresh pages costs more than all the rest of loading. A
-// task a pass changes copies its page then, privately. The first growth
+// record a pass changes copies its page then, privately. The first growth
 // copies the records into owned memory, with room to grow further.
 //
 //===----------------------------------------------------------------------===//
@@ -25,88 +25,100 @@
 
 namespace dd {
 
-class TaskStore {
+template <class T> class FlatStore {
 public:
-  TaskStore() = default;
-  TaskStore(TaskStore &&O) noexcept { *this = std::move(O); }
-  TaskStore &operator=(TaskStore &&O) noexcept {
+  FlatStore() = default;
+  FlatStore(FlatStore &&O) noexcept { *this = std::move(O); }
+  FlatStore &operator=(FlatStore &&O) noexcept {
     Owned = std::move(O.Owned);
     Data = O.Data;
     Size = O.Size;
     Borrowed = O.Borrowed;
+    GrowTo = O.GrowTo;
     O.Owned.clear();
     O.Data = nullptr;
     O.Size = 0;
     O.Borrowed = false;
+    O.GrowTo = 0;
     return *this;
   }
-  TaskStore(const TaskStore &) = delete;
-  TaskStore &operator=(const TaskStore &) = delete;
+  FlatStore(const FlatStore &) = delete;
+  FlatStore &operator=(const FlatStore &) = delete;
 
   /// Views \p Ts in place, writable; they must outlive the store or its
-  /// first growth, whichever comes first. The store must be empty.
-  void borrow(llvm::MutableArrayRef<Task> Ts) {
+  /// first growth, whichever comes first. The store must be empty. Room
+  /// reserved before is given back, but remembered as the room to take on
+  /// the first growth.
+  void borrow(llvm::MutableArrayRef<T> Ts) {
     assert(Size == 0 && "borrowing into a non-empty store");
-    std::vector<Task>().swap(Owned); // no capacity kept in reserve
+    GrowTo = Owned.capacity();
+    std::vector<T>().swap(Owned); // no capacity kept in reserve
     Data = Ts.data();
     Size = Ts.size();
     Borrowed = true;
   }
-  /// Whether the tasks are still someone else's memory.
+  /// Whether the records are still someone else's memory.
   bool borrowed() const { return Borrowed; }
 
   size_t size() const { return Size; }
   bool empty() const { return Size == 0; }
-  Task &operator[](size_t I) {
+  T &operator[](size_t I) {
     assert(I < Size);
     return Data[I];
   }
-  const Task &operator[](size_t I) const {
+  const T &operator[](size_t I) const {
     assert(I < Size);
     return Data[I];
   }
-  operator llvm::ArrayRef<Task>() const { return {Data, Size}; }
+  T *begin() { return Data; }
+  T *end() { return Data + Size; }
+  const T *begin() const { return Data; }
+  const T *end() const { return Data + Size; }
+  operator llvm::ArrayRef<T>() const { return {Data, Size}; }
+  operator llvm::MutableArrayRef<T>() { return {Data, Size}; }
 
-  /// Room for \p N tasks. A borrowed store ignores it: reserving would copy
-  /// every task now, whether or not any is ever added.
+  /// Room for \p N records. A borrowed store ignores it: reserving would
+  /// copy every record now, whether or not any is ever added.
   void reserve(size_t N) {
     if (Borrowed)
       return;
     Owned.reserve(N);
     Data = Owned.data();
   }
-  void push_back(const Task &T) {
+  void push_back(const T &X) {
     if (Borrowed)
       own(Size + 1);
-    Owned.push_back(T);
+    Owned.push_back(X);
     sync();
   }
-  void append(llvm::ArrayRef<Task> Ts) {
+  void append(llvm::ArrayRef<T> Xs) {
     if (Borrowed)
-      own(Size + Ts.size());
-    Owned.insert(Owned.end(), Ts.begin(), Ts.end());
+      own(Size + Xs.size());
+    Owned.insert(Owned.end(), Xs.begin(), Xs.end());
     sync();
   }
 
-  /// Drops the tasks from \p N on (a borrowed store just views fewer).
+  /// Drops the records from \p N on (a borrowed store just views fewer).
   void truncate(size_t N) {
     assert(N <= Size);
     if (Borrowed) {
       Size = N;
       if (N == 0)
-        *this = TaskStore();
+        *this = FlatStore();
       return;
     }
     Owned.resize(N);
     sync();
   }
+  void clear() { truncate(0); }
 
 private:
-  /// Copies the borrowed tasks into owned memory with room for \p MinSize
-  /// and an eighth more, as the reader reserves for passes that add tasks.
+  /// Copies the borrowed records into owned memory with room for \p MinSize,
+  /// for what was reserved before borrowing, and at least an eighth more,
+  /// as the reader reserves for passes that add records.
   void own(size_t MinSize) {
-    std::vector<Task> Copy;
-    Copy.reserve(std::max(MinSize, Size + Size / 8));
+    std::vector<T> Copy;
+    Copy.reserve(std::max({MinSize, GrowTo, Size + Size / 8}));
     Copy.assign(Data, Data + Size);
     Owned = std::move(Copy);
     Borrowed = false;
@@ -117,11 +129,17 @@ private:
     Size = Owned.size();
   }
 
-  std::vector<Task> Owned;
-  Task *Data = nullptr;
+  std::vector<T> Owned;
+  T *Data = nullptr;
   size_t Size = 0;
   bool Borrowed = false;
+  size_t GrowTo = 0;
 };
+
+/// The graph's task array.
+using TaskStore = FlatStore<Task>;
+/// The graph's edge array.
+using EdgeStore = FlatStore<Edge>;
 
 } // namespace dd
 
