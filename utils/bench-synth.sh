@@ -2,8 +2,9 @@
 # Benchmark of dd-synth (not a timed test): the time and peak memory of
 # making a .ddir of 10^4, 10^6 and 10^7 tasks (a one-rank transformer), of
 # the same 10^6-task job written as Kineto JSON and imported by dd-import
-# (for comparison), and issue 9's job: a 1,024-rank transformer of 10,000
-# tasks a rank, made by dd-synth and simulated by dd-sim. Each figure is the
+# (for comparison), and issue 9's jobs: a 1,024-rank transformer of 10,000
+# tasks a rank, made by dd-synth and simulated by dd-sim, and one of 16,384
+# identical ranks stored as copies. Each figure is the
 # best of RUNS runs (this machine's neighbours make single runs vary by a
 # third); peak memory is the maximum resident set of /usr/bin/time.
 # Usage: utils/bench-synth.sh [RUNS]   (default 3). DAYDREAM_BUILD_DIR picks
@@ -51,10 +52,23 @@ measure "dd-synth 1024 ranks x 10^4 tasks" \
   -o "$work/job.ddir"
 measure "dd-sim of that job" \
   "$bin/dd-sim" "$work/job.ddir" -headline=false
-"$bin/dd-sim" "$work/job.ddir" -headline=false | head -1 | sed 's/^/    /'
+"$bin/dd-sim" "$work/job.ddir" -headline=false | sed -n "1s/^/    /p"
 measure "dd-synth 1024 identical ranks" \
   "$bin/dd-synth" -family=transformer -ranks=1024 -tasks=10240000 \
   -identical-ranks -o "$work/job.ddir"
 measure "dd-sim of that job (symmetry)" "$bin/dd-sim" "$work/job.ddir"
 measure "dd-sim -symmetry=false of it" \
   "$bin/dd-sim" "$work/job.ddir" -symmetry=false
+
+# Beyond this machine's memory: 16,384 identical ranks of about 10^5 tasks
+# (1.65 x 10^9 tasks; whole, at dd-sim's ~72 bytes a task, some 120 GB).
+# dd-synth stores ranks 1 to 16,383 as copies of rank 0 and dd-sim
+# simulates rank 0 only (docs/Simulation.md, "Symmetry").
+measure "dd-synth 16384 identical ranks" \
+  "$bin/dd-synth" -family=transformer -ranks=16384 -tasks=1638400000 \
+  -identical-ranks -o "$work/big.ddir"
+echo "    $(stat -c %s "$work/big.ddir") bytes of .ddir"
+measure "dd-sim of that job" "$bin/dd-sim" "$work/big.ddir"
+measure "dd-sim -headline=false of it" \
+  "$bin/dd-sim" "$work/big.ddir" -headline=false
+"$bin/dd-sim" "$work/big.ddir" -headline=false | sed -n "1,2s/^/    /p"

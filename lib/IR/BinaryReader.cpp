@@ -64,7 +64,7 @@ void readMetadata(const fb::Metadata *M, Metadata &Out) {
   if (auto *Ranks = M->ranks())
     for (const fb::Rank *R : *Ranks)
       Out.Ranks.push_back(
-          RankInfo{R->rank(), R->world_size(), toStd(R->host())});
+          RankInfo{R->rank(), R->world_size(), toStd(R->host()), R->copy_of()});
 }
 
 template <typename T> size_t sizeOf(const flatbuffers::Vector<T> *V) {

@@ -161,8 +161,8 @@ buildMetadata(flatbuffers::FlatBufferBuilder &B, const Metadata &M) {
                                     D.MemoryBandwidthGBps));
   std::vector<flatbuffers::Offset<fb::Rank>> Ranks;
   for (const RankInfo &R : M.Ranks)
-    Ranks.push_back(
-        fb::CreateRank(B, R.Rank, R.WorldSize, B.CreateString(R.Host)));
+    Ranks.push_back(fb::CreateRank(B, R.Rank, R.WorldSize,
+                                   B.CreateString(R.Host), R.CopyOf));
   return fb::CreateMetadata(B, B.CreateString(M.Producer),
                             B.CreateString(M.SourceFormat),
                             B.CreateVector(Devs), B.CreateVector(Ranks));

@@ -40,7 +40,7 @@ struct Deferred {
 
 constexpr StringRef DeviceKeys[] = {"sms",  "memory", "fp32",
                                     "fp16", "bf16",   "bw"};
-constexpr StringRef RankKeys[] = {"world", "host"};
+constexpr StringRef RankKeys[] = {"world", "host", "copy-of"};
 constexpr StringRef LaneKeys[] = {"native", "rank", "device", "order"};
 constexpr StringRef LayerKeys[] = {"parent"};
 constexpr StringRef IterationKeys[] = {"start", "measured", "rank"};
@@ -209,6 +209,8 @@ Error Parser::parseRank() {
   if (Error E = R.readKeyValues(RankKeys, Seen, [&](unsigned Key) -> Error {
         if (Key == 0)
           return R.readInt(Info.WorldSize);
+        if (Key == 2)
+          return R.readInt(Info.CopyOf);
         return R.readString("a host name string", Info.Host);
       }))
     return E;

@@ -139,6 +139,8 @@ void Printer::printMetadata() {
       OS << " host=";
       printString(R.Host);
     }
+    if (R.CopyOf != -1)
+      OS << " copy-of=" << R.CopyOf;
     OS << '\n';
   }
 }

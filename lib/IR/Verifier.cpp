@@ -9,6 +9,7 @@
 #include "daydream/IR/Verifier.h"
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
+#include "daydream/IR/RankCopies.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -201,6 +202,8 @@ Error dd::verifyGraph(const Graph &G) {
   if (Error E = checkEdges(G, ForwardEdges))
     return E;
   if (Error E = checkMemoryEvents(G))
+    return E;
+  if (Error E = checkRankCopies(G))
     return E;
   // A lane's ends must be its own tasks; for a lane with no task, the
   // per-task checks saw nothing of them.

@@ -12,6 +12,7 @@
 
 #include "daydream/Import/ImportJob.h"
 
+#include "FoldRanks.h"
 #include "MatchCollectives.h"
 #include "MergeRanks.h"
 
@@ -48,6 +49,7 @@ int64_t earliestStart(const TraceModel &M) {
 struct ReadRank {
   ImportResult R;
   TraceModel Model;
+  int32_t SameAs = -1;
   int32_t Rank = -1;     ///< -1 until known
   int32_t WorldSize = 0; ///< 0 if not recorded
 };
@@ -73,8 +75,9 @@ llvm::Error assignRanks(std::vector<ReadRank> &Traces) {
       return jobError(T.R.Name + ": no rank recorded (distributedInfo), "
                                  "while other inputs have one; give either "
                                  "all ranks' traces or traces without ranks");
-  std::sort(Traces.begin(), Traces.end(),
-            [](const ReadRank &A, const ReadRank &B) { return A.Rank < B.Rank; });
+  std::sort(
+      Traces.begin(), Traces.end(),
+      [](const ReadRank &A, const ReadRank &B) { return A.Rank < B.Rank; });
   for (size_t I = 1; I < Traces.size(); ++I)
     if (Traces[I].Rank == Traces[I - 1].Rank)
       return jobError(llvm::formatv("{0} and {1} are both rank {2}",
@@ -85,8 +88,8 @@ llvm::Error assignRanks(std::vector<ReadRank> &Traces) {
       return jobError(llvm::formatv(
           "ranks of different jobs: {0} is rank {1} of {2}, but {3} is rank "
           "{4} of {5}",
-          Traces.front().R.Name, Traces.front().Rank,
-          Traces.front().WorldSize, T.R.Name, T.Rank, T.WorldSize));
+          Traces.front().R.Name, Traces.front().Rank, Traces.front().WorldSize,
+          T.R.Name, T.Rank, T.WorldSize));
   int32_t World = Traces.front().WorldSize;
   if (World > 0) {
     std::vector<std::string> Missing;
@@ -128,16 +131,17 @@ dd::import::importJob(llvm::ArrayRef<std::string> Paths,
       return R.takeError();
     Traces[I].R = std::move(*R);
   }
-  return lowerJob(std::move(Traces), Opts.Lowering);
+  return lowerJob(std::move(Traces), Opts.Lowering, Opts.FoldIdenticalRanks);
 }
 
 llvm::Expected<JobImportResult>
 dd::import::lowerJob(std::vector<RankTrace> &&Inputs,
-                     const LoweringOptions &Opts) {
+                     const LoweringOptions &Opts, bool FoldIdenticalRanks) {
   std::vector<ReadRank> Traces(Inputs.size());
   for (size_t I = 0; I != Inputs.size(); ++I) {
     Traces[I].R = std::move(Inputs[I].R);
     Traces[I].Model = std::move(Inputs[I].Model);
+    Traces[I].SameAs = Inputs[I].SameAs;
   }
   if (llvm::Error E = assignRanks(Traces))
     return std::move(E);
@@ -152,17 +156,50 @@ dd::import::lowerJob(std::vector<RankTrace> &&Inputs,
   // that grow by doubling touch twice their memory.
   JobImportResult Job;
   std::map<int32_t, std::string> Names;
+  // The ranks stored whole, by rank and by content hash.
+  std::map<int32_t, RankSpan> Whole;
+  std::multimap<uint64_t, int32_t> ByHash;
   for (ReadRank &T : Traces) {
-    if (llvm::Error E = lowerInto(T.R, std::move(T.Model), Lower))
-      return std::move(E);
-    T.Model = TraceModel();
-    if (Job.Ranks.empty()) {
-      size_t N = Traces.size();
-      Job.G.reserve(T.R.G.numTasks() * N * 9 / 8,
-                    T.R.G.edgeSlots().size() * N * 9 / 8,
-                    T.R.G.attrSlots().size() * N);
+    if (T.SameAs >= 0) {
+      auto Of = Whole.find(T.SameAs);
+      if (Of == Whole.end())
+        return jobError(llvm::formatv("{0}: said to be the same as rank {1}, "
+                                      "which is not a rank stored before it",
+                                      T.R.Name, T.SameAs));
+      RankGraph Copy{T.Rank, T.WorldSize, Graph()};
+      Copy.G.metadata() = T.Model.Meta;
+      appendRankCopy(Job.G, std::move(Copy), Of->second);
+      ++Job.RankCopies;
+    } else {
+      if (llvm::Error E = lowerInto(T.R, std::move(T.Model), Lower))
+        return std::move(E);
+      T.Model = TraceModel();
+      if (Job.Ranks.empty()) {
+        // Room for every rank to be lowered (pages of ranks that turn out to
+        // be copies are never touched, so they cost no memory).
+        size_t N =
+            std::count_if(Traces.begin(), Traces.end(),
+                          [](const ReadRank &R) { return R.SameAs < 0; });
+        Job.G.reserve(T.R.G.numTasks() * N * 9 / 8,
+                      T.R.G.edgeSlots().size() * N * 9 / 8,
+                      T.R.G.attrSlots().size() * N);
+      }
+      const RankSpan *Same = nullptr;
+      uint64_t Hash = FoldIdenticalRanks ? rankContentHash(T.R.G) : 0;
+      if (FoldIdenticalRanks)
+        for (auto [It, End] = ByHash.equal_range(Hash); It != End && !Same;
+             ++It)
+          if (sameAsAppended(Job.G, Whole.at(It->second), T.R.G))
+            Same = &Whole.at(It->second);
+      RankGraph RG{T.Rank, T.WorldSize, std::move(T.R.G)};
+      if (Same) {
+        appendRankCopy(Job.G, std::move(RG), *Same);
+        ++Job.RankCopies;
+      } else {
+        Whole[T.Rank] = appendRankGraph(Job.G, std::move(RG));
+        ByHash.emplace(Hash, T.Rank);
+      }
     }
-    appendRankGraph(Job.G, RankGraph{T.Rank, T.WorldSize, std::move(T.R.G)});
     Names[T.Rank] = T.R.Name;
     Job.RankIds.push_back(T.Rank);
     Job.Ranks.push_back(std::move(T.R));

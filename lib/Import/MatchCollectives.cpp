@@ -83,6 +83,9 @@ namespace {
 struct RankCollectives {
   int32_t Rank = 0;
   std::vector<TaskId> Kernels;
+  /// -1, or the rank this one is stored as a copy of (IR/RankCopies.h):
+  /// its kernels are that rank's, and it reaches each collective with it.
+  int32_t CopyOf = -1;
 };
 
 /// A process group and, per member, its collective kernels in order of
@@ -93,9 +96,24 @@ struct Group {
   int32_t NamedBy = 0;          ///< the first rank whose trace listed them
   std::vector<std::vector<TaskId>> Kernels;       ///< per member
   std::vector<std::vector<CollectiveName>> Names; ///< per member
+  /// Per member: -1, or the member whose kernels it shares, for a rank
+  /// stored as a copy (whose own lists stay empty).
+  std::vector<int32_t> SameAs;
   LaneId Lane = NoId;
 
   bool isWorld() const { return Name.empty(); }
+  bool isCopy(size_t Member) const { return SameAs[Member] >= 0; }
+  const std::vector<TaskId> &kernels(size_t Member) const {
+    return Kernels[isCopy(Member) ? SameAs[Member] : Member];
+  }
+  const std::vector<CollectiveName> &names(size_t Member) const {
+    return Names[isCopy(Member) ? SameAs[Member] : Member];
+  }
+  size_t memberIndex(int32_t Rank) const {
+    auto M = std::lower_bound(Members.begin(), Members.end(), Rank);
+    return M != Members.end() && *M == Rank ? size_t(M - Members.begin())
+                                            : Members.size();
+  }
   std::string membersText(llvm::StringRef Sep) const {
     std::vector<std::string> S;
     for (int32_t R : Members)
@@ -125,7 +143,7 @@ private:
     return S;
   }
   static StringRef kindOf(const Group &Gr, size_t Member, size_t Pos) {
-    return Gr.Names[Member][Pos].Kind;
+    return Gr.names(Member)[Pos].Kind;
   }
   void collect();
   llvm::Error assignGroups();
@@ -153,7 +171,7 @@ void Matcher::collect() {
   for (const RankInfo &R : G.metadata().Ranks)
     if (!Index.count(R.Rank)) {
       Index[R.Rank] = Ranks.size();
-      Ranks.push_back(RankCollectives{R.Rank, {}});
+      Ranks.push_back(RankCollectives{R.Rank, {}, R.CopyOf});
     }
   std::vector<uint8_t> IsMember(G.numTaskSlots());
   for (TaskId T = 0; T != G.numTaskSlots(); ++T) {
@@ -253,6 +271,7 @@ llvm::Error Matcher::assignGroups() {
         Gr.NamedBy = R.Rank;
         Gr.Kernels.resize(Gr.Members.size());
         Gr.Names.resize(Gr.Members.size());
+        Gr.SameAs.assign(Gr.Members.size(), -1);
         std::vector<std::string> Outside;
         for (int32_t M : Gr.Members)
           if (!std::binary_search(Job.begin(), Job.end(), M))
@@ -288,19 +307,37 @@ llvm::Error Matcher::assignGroups() {
       Gr.Names[Member].push_back(classifyCollective(G, K));
     }
   }
+  // A rank stored as a copy issued what its representative did, on the same
+  // groups, so it shares the representative's lists there.
+  for (const RankCollectives &R : Ranks) {
+    if (R.CopyOf == -1)
+      continue;
+    for (Group &Gr : Groups) {
+      size_t Rep = Gr.memberIndex(R.CopyOf);
+      if (Rep == Gr.Members.size() || Gr.Kernels[Rep].empty())
+        continue;
+      size_t Member = Gr.memberIndex(R.Rank);
+      if (Member == Gr.Members.size())
+        return Fail(llvm::formatv(
+            "{0} is not a member of {1}, but as a copy of rank {2} it issued "
+            "rank {2}'s collectives on it",
+            rankName(R.Rank), Gr.label(), R.CopyOf));
+      Gr.SameAs[Member] = int32_t(Rep);
+    }
+  }
   return llvm::Error::success();
 }
 
 llvm::Error Matcher::checkCounts(const Group &Gr) const {
   size_t Most = 0, Fewest = 0;
   for (size_t I = 0; I != Gr.Members.size(); ++I) {
-    if (Gr.Kernels[I].size() > Gr.Kernels[Most].size())
+    if (Gr.kernels(I).size() > Gr.kernels(Most).size())
       Most = I;
-    if (Gr.Kernels[I].size() < Gr.Kernels[Fewest].size())
+    if (Gr.kernels(I).size() < Gr.kernels(Fewest).size())
       Fewest = I;
   }
-  size_t Pos = Gr.Kernels[Fewest].size();
-  if (Gr.Kernels[Most].size() == Pos)
+  size_t Pos = Gr.kernels(Fewest).size();
+  if (Gr.kernels(Most).size() == Pos)
     return llvm::Error::success();
   std::string Where =
       Gr.isWorld() ? "across ranks" : "across the ranks of " + Gr.label();
@@ -311,15 +348,17 @@ llvm::Error Matcher::checkCounts(const Group &Gr) const {
                     "collective kernels{8}, {2} issued {3}; the first without "
                     "a match is #{4}, {5} '{6}' on {2}",
                     rankName(Gr.Members[Fewest]), Pos,
-                    rankName(Gr.Members[Most]), Gr.Kernels[Most].size(), Pos,
+                    rankName(Gr.Members[Most]), Gr.kernels(Most).size(), Pos,
                     kindOf(Gr, Most, Pos),
-                    G.str(G.task(Gr.Kernels[Most][Pos]).Name), Where, On)
+                    G.str(G.task(Gr.kernels(Most)[Pos]).Name), Where, On)
           .str());
 }
 
 llvm::Error Matcher::checkKinds(const Group &Gr, size_t Pos) const {
   StringRef First = kindOf(Gr, 0, Pos);
   for (size_t I = 0; I != Gr.Members.size(); ++I) {
+    if (Gr.isCopy(I)) // as its representative
+      continue;
     StringRef Kind = kindOf(Gr, I, Pos);
     if (Kind == First)
       continue;
@@ -336,7 +375,7 @@ llvm::Error Matcher::checkKinds(const Group &Gr, size_t Pos) const {
         llvm::formatv("{0} does not match across ranks: {1} on "
                       "rank(s) {2}, but {3} ('{4}') on {5}",
                       Which, First, llvm::join(Same, ", "), Kind,
-                      G.str(G.task(Gr.Kernels[I][Pos]).Name),
+                      G.str(G.task(Gr.kernels(I)[Pos]).Name),
                       rankName(Gr.Members[I]))
             .str());
   }
@@ -354,7 +393,7 @@ void Matcher::checkGroupSize(const Group &Gr, size_t Pos, StringRef Kind) {
   const int64_t Matched = int64_t(Gr.Members.size());
   std::map<int64_t, std::vector<std::string>> Saying; // size -> ranks
   for (size_t I = 0; I != Gr.Members.size(); ++I) {
-    auto It = RecordedSize.find(Gr.Kernels[I][Pos]);
+    auto It = RecordedSize.find(Gr.kernels(I)[Pos]);
     if (It != RecordedSize.end() && It->second != Matched)
       Saying[It->second].push_back(rankName(Gr.Members[I]));
   }
@@ -378,12 +417,15 @@ void Matcher::checkGroupSize(const Group &Gr, size_t Pos, StringRef Kind) {
 
 void Matcher::join(const Group &Gr, size_t Pos) {
   // Copies, not references: adding tasks may move the task array.
-  const Task First = G.task(Gr.Kernels.front()[Pos]);
-  const CollectiveName &CN = Gr.Names.front()[Pos];
+  const Task First = G.task(Gr.kernels(0)[Pos]);
+  const CollectiveName &CN = Gr.names(0)[Pos];
   int64_t Arrival = INT64_MIN, Transfer = INT64_MAX;
   uint64_t Bytes = 0;
   bool SizesDiffer = false;
+  // A copy arrives, moves and sends what its representative does.
   for (const std::vector<TaskId> &Kernels : Gr.Kernels) {
+    if (Kernels.empty())
+      continue;
     const Task &T = G.task(Kernels[Pos]);
     Arrival = std::max(Arrival, T.StartNs);
     Transfer = std::min(Transfer, T.DurationNs);
@@ -399,7 +441,7 @@ void Matcher::join(const Group &Gr, size_t Pos) {
       // Each member's size, the first few.
       std::vector<std::string> Sizes;
       for (size_t I = 0; I != Gr.Members.size() && I != 8; ++I) {
-        const TaskAttrs *A = G.attrs(Gr.Kernels[I][Pos]);
+        const TaskAttrs *A = G.attrs(Gr.kernels(I)[Pos]);
         Sizes.push_back(llvm::formatv("rank {0}: {1}", Gr.Members[I],
                                       A && A->Bytes ? A->Bytes : 0)
                             .str());
@@ -443,8 +485,12 @@ void Matcher::join(const Group &Gr, size_t Pos) {
   llvm::SmallString<32> ArriveName("arrive ");
   ArriveName += CN.Kind;
   StrId Arrive = G.intern(ArriveName);
-  for (const std::vector<TaskId> &Kernels : Gr.Kernels) {
-    TaskId K = Kernels[Pos];
+  for (size_t Member = 0; Member != Gr.Members.size(); ++Member) {
+    ++Stats.Members;
+    // A copy's marker and kernel are its representative's.
+    if (Gr.isCopy(Member))
+      continue;
+    TaskId K = Gr.Kernels[Member][Pos];
     Task M;
     M.StartNs = G.task(K).StartNs;
     M.GapNs = G.task(K).GapNs;
@@ -460,7 +506,6 @@ void Matcher::join(const Group &Gr, size_t Pos) {
     Task &Kernel = G.task(K);
     Kernel.GapNs = 0;
     Kernel.DurationNs = 0;
-    ++Stats.Members;
   }
   ++Stats.Matched;
 }
@@ -483,7 +528,7 @@ llvm::Error Matcher::run() {
   for (const Group &Gr : Groups) {
     if (llvm::Error E = checkCounts(Gr))
       return E;
-    const size_t N = Gr.Kernels.front().size();
+    const size_t N = Gr.kernels(0).size();
     for (size_t Pos = 0; Pos != N; ++Pos)
       if (llvm::Error E = checkKinds(Gr, Pos))
         return E;
@@ -509,7 +554,7 @@ llvm::Error Matcher::run() {
     Gr.Lane = G.addLane(L);
   }
   for (const Group &Gr : Groups)
-    for (size_t Pos = 0, N = Gr.Kernels.front().size(); Pos != N; ++Pos)
+    for (size_t Pos = 0, N = Gr.kernels(0).size(); Pos != N; ++Pos)
       join(Gr, Pos);
   if (uint64_t N = Stats.GroupSizeMismatches)
     Warnings.push_back(

@@ -35,26 +35,31 @@ private:
   std::vector<StrId> NewId;
 };
 
-void appendRank(Graph &Job, const RankGraph &R) {
-  const Graph &G = R.G;
-  StringMap Str(G, Job);
-  const LaneId LaneBase = Job.numLanes();
-  for (const Lane &L : G.lanes()) {
+/// The rank's lanes and iterations, tagged with its rank.
+void appendLanesAndIterations(Graph &Job, const RankGraph &R, StringMap &Str) {
+  for (const Lane &L : R.G.lanes()) {
     Lane NL = L;
     NL.Name = Str(L.Name);
     NL.Rank = R.Rank;
     Job.addLane(NL);
   }
-  const LayerId LayerBase = Job.numLayers();
-  for (const Layer &L : G.layers())
-    Job.addLayer(Layer{Str(L.Name),
-                       L.Parent == NoId ? NoId : L.Parent + LayerBase});
-  for (const Iteration &I : G.iterations()) {
+  for (const Iteration &I : R.G.iterations()) {
     Iteration NI = I;
     NI.Name = Str(I.Name);
     NI.Rank = R.Rank;
     Job.iterationsMut().push_back(NI);
   }
+}
+
+void appendRank(Graph &Job, const RankGraph &R) {
+  const Graph &G = R.G;
+  StringMap Str(G, Job);
+  const LaneId LaneBase = Job.numLanes();
+  appendLanesAndIterations(Job, R, Str);
+  const LayerId LayerBase = Job.numLayers();
+  for (const Layer &L : G.layers())
+    Job.addLayer(
+        Layer{Str(L.Name), L.Parent == NoId ? NoId : L.Parent + LayerBase});
   const AttrId AttrBase = Job.attrSlots().size();
   for (const TaskAttrs &A : G.attrSlots())
     Job.addAttrSlot(A);
@@ -84,15 +89,9 @@ void appendRank(Graph &Job, const RankGraph &R) {
   }
 }
 
-} // namespace
-
-void dd::import::appendRankGraph(Graph &Job, RankGraph &&R) {
+/// The rank's devices (those of an index not yet known) and its RankInfo.
+void appendRankMetadata(Graph &Job, const RankGraph &R, int32_t CopyOf) {
   Metadata &M = Job.metadata();
-  if (M.Ranks.empty()) {
-    M.Producer = R.G.metadata().Producer;
-    M.SourceFormat = R.G.metadata().SourceFormat;
-  }
-  appendRank(Job, R);
   for (const Device &D : R.G.metadata().Devices)
     if (std::none_of(M.Devices.begin(), M.Devices.end(),
                      [&](const Device &E) { return E.Index == D.Index; }))
@@ -100,6 +99,56 @@ void dd::import::appendRankGraph(Graph &Job, RankGraph &&R) {
   std::string Host = R.G.metadata().Ranks.empty()
                          ? std::string()
                          : R.G.metadata().Ranks.front().Host;
-  M.Ranks.push_back(RankInfo{R.Rank, R.WorldSize, Host});
+  M.Ranks.push_back(RankInfo{R.Rank, R.WorldSize, Host, CopyOf});
+}
+
+} // namespace
+
+RankSpan dd::import::appendRankGraph(Graph &Job, RankGraph &&R) {
+  Metadata &M = Job.metadata();
+  if (M.Ranks.empty()) {
+    M.Producer = R.G.metadata().Producer;
+    M.SourceFormat = R.G.metadata().SourceFormat;
+  }
+  RankSpan S;
+  S.Rank = R.Rank;
+  auto Sizes = [&](bool End) {
+    auto Set = [&](RankSpan::Range &Rg, size_t N) {
+      (End ? Rg.End : Rg.Begin) = N;
+    };
+    Set(S.Lanes, Job.numLanes());
+    Set(S.Layers, Job.numLayers());
+    Set(S.Iterations, Job.iterations().size());
+    Set(S.Tasks, Job.numTaskSlots());
+    Set(S.Attrs, Job.attrSlots().size());
+    Set(S.Edges, Job.edgeSlots().size());
+    Set(S.Notes, Job.notes().size());
+    Set(S.Events, Job.memoryEvents().size());
+  };
+  Sizes(false);
+  appendRank(Job, R);
+  Sizes(true);
+  appendRankMetadata(Job, R, -1);
+  R.G = Graph();
+  return S;
+}
+
+void dd::import::appendRankCopy(Graph &Job, RankGraph &&R, const RankSpan &Of) {
+  if (R.G.numLanes() != 0) {
+    StringMap Str(R.G, Job);
+    appendLanesAndIterations(Job, R, Str);
+  } else {
+    for (size_t L = Of.Lanes.Begin; L != Of.Lanes.End; ++L) {
+      Lane NL = Job.lane(LaneId(L));
+      NL.Rank = R.Rank;
+      Job.addLane(NL);
+    }
+    for (size_t I = Of.Iterations.Begin; I != Of.Iterations.End; ++I) {
+      Iteration NI = Job.iterations()[I];
+      NI.Rank = R.Rank;
+      Job.iterationsMut().push_back(NI);
+    }
+  }
+  appendRankMetadata(Job, R, Of.Rank);
   R.G = Graph();
 }

@@ -7,6 +7,7 @@
 
 #include "daydream/Pass/PassManager.h"
 #include "daydream/IR/Graph.h"
+#include "daydream/IR/RankCopies.h"
 #include "daydream/IR/TextFormat.h"
 #include "daydream/IR/Verifier.h"
 
@@ -40,6 +41,13 @@ llvm::Error PassManager::run(Graph &G, AnalysisManager &AM,
     if (PI.DebugPassManager)
       Log << "Running pass: " << DescOS.str() << "\n";
 
+    if (!P->handlesRankCopies() && hasRankCopies(G)) {
+      if (PI.DebugPassManager)
+        Log << "Expanding rank copies for pass: " << P->name() << "\n";
+      if (llvm::Error E = expandRankCopies(G))
+        return passError(*P, "cannot run pass", std::move(E));
+      AM.invalidate(PreservedAnalyses::none());
+    }
     llvm::Timer *T = nullptr;
     if (Timers) {
       PassTimers.push_back(

@@ -6,9 +6,9 @@
 // integers) in a single linear walk: its lanes with their task counts, its
 // tasks in lane order, its iterations, and its edges in a canonical order,
 // each endpoint written as the task's position within the rank or, for the
-// job's own tasks (rank -1), as its id. Ranks are grouped by a hash of the signature
-// and a group is joined only after comparing the whole signature with the
-// group's first rank, so a hash collision cannot merge different ranks.
+// job's own tasks (rank -1), as its id. Ranks are grouped by a hash of the
+// signature and a group is joined only after comparing the whole signature with
+// the group's first rank, so a hash collision cannot merge different ranks.
 // Only one signature per group is kept.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +16,7 @@
 #include "daydream/Sim/Symmetry.h"
 
 #include "daydream/IR/Graph.h"
+#include "daydream/IR/RankCopies.h"
 #include "daydream/Sim/Simulator.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -32,7 +33,8 @@ constexpr uint32_t NoRank = ~0u;
 
 class RankSignatures {
 public:
-  explicit RankSignatures(const Graph &G) : G(G) {}
+  RankSignatures(const Graph &G, const std::vector<uint8_t> &Skip)
+      : G(G), Skip(Skip) {}
 
   /// False if the graph is not a job this reduction applies to.
   bool index();
@@ -42,13 +44,14 @@ public:
   std::vector<int64_t> signature(uint32_t R) const;
 
   const Graph &G;
+  const std::vector<uint8_t> &Skip; ///< per lane: a stored copy's
   std::map<int32_t, uint32_t> IndexOfRank;
-  std::vector<std::vector<LaneId>> Lanes;      ///< per rank, in id order
-  std::vector<std::vector<uint32_t>> Its;      ///< per rank, in graph order
-  std::vector<uint32_t> RankOf;                ///< per task slot
-  std::vector<uint32_t> LocalOf;               ///< per task slot
-  std::vector<std::vector<uint32_t>> EdgesOf;  ///< per rank, edge indices
-  std::vector<uint8_t> CrossesRanks;           ///< per rank
+  std::vector<std::vector<LaneId>> Lanes;     ///< per rank, in id order
+  std::vector<std::vector<uint32_t>> Its;     ///< per rank, in graph order
+  std::vector<uint32_t> RankOf;               ///< per task slot
+  std::vector<uint32_t> LocalOf;              ///< per task slot
+  std::vector<std::vector<uint32_t>> EdgesOf; ///< per rank, edge indices
+  std::vector<uint8_t> CrossesRanks;          ///< per rank
 };
 
 bool RankSignatures::index() {
@@ -56,7 +59,7 @@ bool RankSignatures::index() {
     const Lane &Ln = G.lane(L);
     if (Ln.Order != LaneOrder::InOrder)
       return false;
-    if (Ln.Rank < 0)
+    if (Ln.Rank < 0 || Skip[L])
       continue;
     auto [It, New] = IndexOfRank.try_emplace(Ln.Rank, Lanes.size());
     if (New)
@@ -144,18 +147,19 @@ uint64_t mix(uint64_t H, uint64_t X) {
 /// Whether any two ranks might be identical, from a cheap hash of each
 /// rank's tasks (no edges, no allocation per task): most jobs' ranks differ
 /// in some duration, and then the full signatures are not worth building.
-bool mayHaveTwins(const Graph &G, size_t &NumRanks) {
+bool mayHaveTwins(const Graph &G, const std::vector<uint8_t> &Skip,
+                  size_t &NumRanks) {
   llvm::DenseMap<int32_t, uint64_t> Hash; // keys: rank + 1
-  for (const Lane &Ln : G.lanes())
-    if (Ln.Rank >= 0)
-      Hash[Ln.Rank + 1] = 0;
+  for (LaneId L = 0; L != G.numLanes(); ++L)
+    if (G.lane(L).Rank >= 0 && !Skip[L])
+      Hash[G.lane(L).Rank + 1] = 0;
   if (Hash.size() < 2) {
     NumRanks = Hash.size();
     return false;
   }
   for (LaneId L = 0; L != G.numLanes(); ++L) {
     const Lane &Ln = G.lane(L);
-    if (Ln.Rank < 0)
+    if (Ln.Rank < 0 || Skip[L])
       continue;
     uint64_t &H = Hash[Ln.Rank + 1];
     H = mix(H, uint64_t(Ln.Kind));
@@ -176,17 +180,72 @@ bool mayHaveTwins(const Graph &G, size_t &NumRanks) {
 
 } // namespace
 
+/// Notes in \p S the ranks \p G stores as copies, and marks their lanes in
+/// \p Skip.
+static void noteStoredCopies(const Graph &G, SymmetryReduction &S,
+                             std::vector<uint8_t> &Skip) {
+  Skip.assign(G.numLanes(), 0);
+  if (!hasRankCopies(G))
+    return;
+  std::map<int32_t, RankLayout> Ranks = rankLayouts(G);
+  std::vector<uint8_t> OfRep(G.numLanes(), 0);
+  std::map<int32_t, size_t> CopiesOf;
+  for (const auto &[Rank, L] : Ranks) {
+    if (L.CopyOf == -1)
+      continue;
+    const RankLayout &Rep = Ranks.at(L.CopyOf);
+    ++CopiesOf[L.CopyOf];
+    ++S.StoredCopies;
+    for (size_t I = 0; I != L.Lanes.size(); ++I) {
+      Skip[L.Lanes[I]] = 1;
+      OfRep[Rep.Lanes[I]] = 1;
+      S.LaneCopies.emplace_back(L.Lanes[I], Rep.Lanes[I]);
+    }
+    for (size_t I = 0; I != L.Iterations.size(); ++I)
+      S.IterationCopies.emplace_back(L.Iterations[I], Rep.Iterations[I]);
+  }
+  // What the copies would hold stored whole: their representatives' tasks
+  // and every edge touching them (none joins two ranks).
+  for (const auto &[Rep, N] : CopiesOf) {
+    size_t Tasks = 0;
+    for (LaneId L : Ranks.at(Rep).Lanes)
+      for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T))
+        ++Tasks;
+    S.RemovedTasks += Tasks * N;
+  }
+  std::vector<size_t> Times(G.numLanes(), 0);
+  for (const auto &[Rank, L] : Ranks)
+    if (L.CopyOf != -1)
+      for (LaneId RL : Ranks.at(L.CopyOf).Lanes)
+        ++Times[RL];
+  for (const Edge &E : G.edgeSlots())
+    if (G.isLive(E)) {
+      LaneId A = G.task(E.Src).Lane, B = G.task(E.Dst).Lane;
+      S.RemovedEdges += OfRep[A] ? Times[A] : OfRep[B] ? Times[B] : 0;
+    }
+}
+
 SymmetryReduction dd::reduceBySymmetry(Graph &G) {
   SymmetryReduction S;
+  if (llvm::any_of(G.lanes(),
+                   [](const Lane &L) { return L.Order != LaneOrder::InOrder; }))
+    return S; // the caller expands any stored copies
+  std::vector<uint8_t> Skip;
+  noteStoredCopies(G, S, Skip);
   size_t NumRanks = 0;
-  if (!mayHaveTwins(G, NumRanks)) {
-    S.Ranks = S.Classes = NumRanks; // every rank a group of its own
+  if (!mayHaveTwins(G, Skip, NumRanks)) {
+    // Every rank stored whole is a group of its own.
+    S.Ranks = NumRanks + S.StoredCopies;
+    S.Classes = NumRanks;
     return S;
   }
-  RankSignatures Ranks(G);
-  if (!Ranks.index())
+  RankSignatures Ranks(G, Skip);
+  if (!Ranks.index()) {
+    S.Ranks = NumRanks + S.StoredCopies;
+    S.Classes = NumRanks;
     return S;
-  S.Ranks = Ranks.numRanks();
+  }
+  S.Ranks = Ranks.numRanks() + S.StoredCopies;
   // Groups: the hash of a signature leads to the groups with that hash,
   // each kept with its first rank's signature.
   struct Group {
@@ -218,9 +277,11 @@ SymmetryReduction dd::reduceBySymmetry(Graph &G) {
     }
   }
   S.Classes = Groups.size();
-  if (!S.used())
+  if (S.Classes == Ranks.numRanks())
     return S;
   size_t TasksBefore = G.numTasks(), EdgesBefore = G.countLiveEdges();
+  const size_t StoredLanes = S.LaneCopies.size();
+  const size_t StoredIts = S.IterationCopies.size();
   for (uint32_t R = 0; R != Ranks.numRanks(); ++R) {
     uint32_t Rep = Representative[R];
     if (Rep == R)
@@ -233,8 +294,14 @@ SymmetryReduction dd::reduceBySymmetry(Graph &G) {
     for (size_t I = 0; I != Ranks.Its[R].size(); ++I)
       S.IterationCopies.emplace_back(Ranks.Its[R][I], Ranks.Its[Rep][I]);
   }
-  S.RemovedTasks = TasksBefore - G.numTasks();
-  S.RemovedEdges = EdgesBefore - G.countLiveEdges();
+  // A stored copy's representative may be one of the ranks just left out:
+  // it must have its results before the copy takes them.
+  std::rotate(S.LaneCopies.begin(), S.LaneCopies.begin() + StoredLanes,
+              S.LaneCopies.end());
+  std::rotate(S.IterationCopies.begin(), S.IterationCopies.begin() + StoredIts,
+              S.IterationCopies.end());
+  S.RemovedTasks += TasksBefore - G.numTasks();
+  S.RemovedEdges += EdgesBefore - G.countLiveEdges();
   return S;
 }
 

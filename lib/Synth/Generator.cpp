@@ -43,6 +43,11 @@ constexpr size_t QueueDepth = 1024;
 constexpr int64_t StartNs = 1700000000000000000;
 constexpr int64_t FirstStep = 1;
 constexpr int32_t DevicesPerNode = 8;
+
+/// Where a rank runs: its node's GPU and its process id (threads are the
+/// process id and that plus 17).
+int32_t rankDevice(int32_t Rank) { return Rank % DevicesPerNode; }
+int64_t rankPid(int32_t Rank) { return 4200 + 10 * int64_t(Rank); }
 constexpr int64_t StreamIds[NumStreamRoles] = {7, 24};
 
 /// The A100 the families' times are for, as deviceProperties names it.
@@ -129,9 +134,9 @@ private:
 };
 
 RankGen::RankGen(const Program &P, const JobPlan &Plan, int32_t Rank)
-    : P(P), Plan(Plan), R(deriveSeed(Plan.Seed, Plan.IdenticalRanks ? 0 : uint64_t(Rank))),
-      Device(Rank % DevicesPerNode), Pid(4200 + 10 * int64_t(Rank)),
-      Events(P.NumSlots) {
+    : P(P), Plan(Plan),
+      R(deriveSeed(Plan.Seed, Plan.IdenticalRanks ? 0 : uint64_t(Rank))),
+      Device(rankDevice(Rank)), Pid(rankPid(Rank)), Events(P.NumSlots) {
   // Program names first, so that a name's index is its StrId.
   M.Strings.reserve(P.Names.size() + Plan.Iterations + 8);
   for (const std::string &Name : P.Names)
@@ -393,12 +398,21 @@ int64_t transferNs(const Op &O, unsigned Ranks, Rng &R) {
 
 } // namespace
 
-std::vector<TraceModel> dd::synth::generateJob(const JobPlan &Plan) {
+bool dd::synth::ranksAreCopies(const JobPlan &Plan) {
+  return Plan.IdenticalRanks && Plan.TensorParallel == 1 && Plan.Ranks > 1;
+}
+
+std::vector<TraceModel> dd::synth::generateJob(const JobPlan &Plan,
+                                               bool FirstRankOnly) {
   Program P = buildProgram(Plan.Fam, Plan.Layers, Plan.Ranks,
                            /*CountOnly=*/false, Plan.TensorParallel);
+  // Collectives end when the last rank reaches them; with ranks alike,
+  // that is when the first does, so its trace needs no other rank beside
+  // it. The group's size, which sets the transfer time, is the plan's.
+  unsigned Made = FirstRankOnly && ranksAreCopies(Plan) ? 1 : Plan.Ranks;
   std::vector<RankGen> Ranks;
-  Ranks.reserve(Plan.Ranks);
-  for (unsigned I = 0; I != Plan.Ranks; ++I)
+  Ranks.reserve(Made);
+  for (unsigned I = 0; I != Made; ++I)
     Ranks.emplace_back(P, Plan, int32_t(I));
   Rng Network(deriveSeed(Plan.Seed, ~uint64_t(0)));
   for (;;) {
@@ -430,4 +444,16 @@ std::vector<TraceModel> dd::synth::generateJob(const JobPlan &Plan) {
   for (RankGen &G : Ranks)
     Models.push_back(G.take());
   return Models;
+}
+
+void dd::synth::nameCopyLanes(Graph &G) {
+  for (LaneId L = 0; L != G.numLanes(); ++L) {
+    Lane &Ln = G.lane(L);
+    if (Ln.Rank <= 0)
+      continue;
+    if (Ln.Kind == LaneKind::GpuStream)
+      Ln.Device = rankDevice(Ln.Rank);
+    else if (Ln.Kind == LaneKind::CpuThread)
+      Ln.NativeId += rankPid(Ln.Rank) - rankPid(0);
+  }
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/IR/IRReader.h"
+#include "daydream/IR/RankCopies.h"
 #include "daydream/Sim/Simulator.h"
 #include "daydream/Tools/Drivers.h"
 #include "daydream/Tools/GraphDiff.h"
@@ -33,8 +34,9 @@ struct Options {
   cl::opt<std::string> B{cl::Positional, cl::desc("<B .ddir>"), cl::Required,
                          cl::cat(Category)};
   cl::opt<Simulate> Sim{
-      "simulate", cl::desc("Which runs to simulate (default: neither; their "
-                           "recorded times are compared)"),
+      "simulate",
+      cl::desc("Which runs to simulate (default: neither; their "
+               "recorded times are compared)"),
       cl::init(Simulate::None),
       cl::values(clEnumValN(Simulate::None, "none", "recorded times"),
                  clEnumValN(Simulate::A, "a", "simulate A (a prediction)"),
@@ -63,6 +65,10 @@ llvm::Expected<LoadedRun> load(llvm::StringRef Path, bool Simulated) {
   auto G = readGraphFile(Path);
   if (!G)
     return G.takeError();
+  // Compared iteration by iteration, every rank's.
+  if (llvm::Error E = expandRankCopies(*G))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   Path + ": " + llvm::toString(std::move(E)));
   LoadedRun Run{std::move(*G), llvm::None};
   if (Simulated) {
     auto R = simulate(Run.G);

@@ -59,6 +59,11 @@ struct Options {
       cl::desc("Infer cross-stream and cross-thread edges from timing where "
                "the trace records none (default true)"),
       cl::cat(Category)};
+  cl::opt<bool> FoldRanks{
+      "fold-identical-ranks", cl::init(true),
+      cl::desc("Store a rank of a job that is the same as an earlier one "
+               "(to the nanosecond) as its copy (default true)"),
+      cl::cat(Category)};
 };
 
 /// A progress bar on stderr, for large inputs on a terminal only.
@@ -143,12 +148,14 @@ int importJobMain(const Options &Opt, const ImportOptions &IO,
                  R.LoadSeconds + R.ReadSeconds + R.LowerSeconds, 0);
   }
   const CollectiveStats &C = Job->Collectives;
-  llvm::errs() << Tool << ": job of " << Job->Ranks.size()
-               << " ranks: " << Job->G.numTasks() << " tasks on "
-               << Job->G.numLanes() << " lanes, " << Job->G.countLiveEdges()
-               << " edges; " << C.Matched
-               << " collectives matched across ranks (" << C.Members
-               << " kernels";
+  llvm::errs() << Tool << ": job of " << Job->Ranks.size() << " ranks";
+  if (Job->RankCopies)
+    llvm::errs() << " (" << Job->RankCopies
+                 << " stored as copies of identical ranks)";
+  llvm::errs() << ": " << Job->G.numTasks() << " tasks on " << Job->G.numLanes()
+               << " lanes, " << Job->G.countLiveEdges() << " edges; "
+               << C.Matched << " collectives matched across ranks ("
+               << C.Members << " kernels";
   if (C.Groups)
     llvm::errs() << " in " << C.Groups
                  << (C.Groups == 1 ? " process group" : " process groups");
@@ -183,6 +190,7 @@ int dd::ddImportMain(int Argc, char **Argv) {
   IO.Lowering.SyncEdges = Opt.SyncEdges;
   IO.Lowering.CrossStreamEdges = Opt.CrossStream;
   IO.Lowering.InferDependencies = Opt.Infer;
+  IO.FoldIdenticalRanks = Opt.FoldRanks;
 
   ProgressBar Bar(llvm::errs().is_displayed() && !Opt.Quiet);
   if (Opt.Inputs.size() > 1)

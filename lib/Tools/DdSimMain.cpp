@@ -9,6 +9,7 @@
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/IRReader.h"
+#include "daydream/IR/RankCopies.h"
 #include "daydream/Plugin/PluginLoader.h"
 #include "daydream/Sim/SchedulingPolicy.h"
 #include "daydream/Sim/Simulator.h"
@@ -75,8 +76,9 @@ struct Options {
       cl::cat(Category)};
   cl::opt<bool> Symmetry{
       "symmetry", cl::init(true),
-      cl::desc("Simulate one rank of each group of identical ranks of a job "
-               "(exact; default true; not with -timeline or -plot)"),
+      cl::desc("Simulate one rank of each group of identical ranks of a job, "
+               "and not the ranks the file stores as copies (exact; default "
+               "true; not with -timeline or -plot)"),
       cl::cat(Category)};
   cl::opt<bool> Headline{
       "headline", cl::init(true),
@@ -101,6 +103,11 @@ llvm::Error writePictures(const Options &Opt, llvm::StringRef InputName,
     if (!BG)
       return BG.takeError();
     BaseGraph = std::move(*BG);
+    // Pictures show every rank, the baseline's too.
+    if (llvm::Error E = expandRankCopies(*BaseGraph))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     Opt.Baseline + ": " +
+                                         llvm::toString(std::move(E)));
     // Another graph: its own order, not the input's.
     SimOptions BaseOptions = SO;
     BaseOptions.Order = nullptr;
@@ -195,9 +202,14 @@ int dd::ddSimMain(int Argc, char **Argv) {
   std::string InputName =
       Opt.Input == "-" ? std::string("<stdin>") : Opt.Input.getValue();
   // Pictures show every task, so they need every rank simulated.
+  // A by-priority lane's policy may look at what symmetry does not compare.
   SymmetryReduction Symmetry;
-  if (Opt.Symmetry && Opt.Timeline.empty() && Opt.Plot.empty())
+  bool InOrder = llvm::all_of(
+      G->lanes(), [](const Lane &L) { return L.Order == LaneOrder::InOrder; });
+  if (Opt.Symmetry && InOrder && Opt.Timeline.empty() && Opt.Plot.empty())
     Symmetry = reduceBySymmetry(*G);
+  else if (llvm::Error E = expandRankCopies(*G)) // simulated as the others
+    return reportError(Tool, InputName + ": " + llvm::toString(std::move(E)));
   Times.mark("symmetry");
   SimOptions SO;
   SO.Policy = Policy->get();

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "daydream/IR/RankCopies.h"
 #include "daydream/Import/ImportJob.h"
 #include "daydream/Import/Lowering.h"
 #include "daydream/Synth/KinetoWriter.h"
@@ -250,7 +251,10 @@ int dd::ddSynthMain(int Argc, char **Argv) {
     return reportError(Tool, Plan.takeError());
 
   auto Start = std::chrono::steady_clock::now();
-  std::vector<import::TraceModel> Models = generateJob(*Plan);
+  // A graph stores ranks alike as copies of rank 0 (IR/RankCopies.h), so
+  // only rank 0 is made; Kineto JSON is every rank's own file.
+  bool Copies = *Format != OutFormat::Kineto && ranksAreCopies(*Plan);
+  std::vector<import::TraceModel> Models = generateJob(*Plan, Copies);
   double GenSeconds = secondsSince(Start);
   if (*Format == OutFormat::Kineto)
     return writeKineto(Opt, *Plan, std::move(Models), GenSeconds);
@@ -270,16 +274,24 @@ int dd::ddSynthMain(int Argc, char **Argv) {
     G = std::move(*Lowered);
     Warnings = std::move(Stats.CycleNotes);
   } else {
-    std::vector<import::RankTrace> Traces(Models.size());
-    for (size_t R = 0; R != Models.size(); ++R) {
+    std::vector<import::RankTrace> Traces(Plan->Ranks);
+    for (size_t R = 0; R != Traces.size(); ++R) {
       Traces[R].R.Name = "rank " + std::to_string(R);
-      Traces[R].Model = std::move(Models[R]);
+      if (R < Models.size()) {
+        Traces[R].Model = std::move(Models[R]);
+        continue;
+      }
+      Traces[R].SameAs = 0;
+      Traces[R].Model.Meta.Ranks.push_back(
+          RankInfo{int32_t(R), int32_t(Plan->Ranks), ""});
     }
     Models.clear();
     auto Job = import::lowerJob(std::move(Traces), Lowering);
     if (!Job)
       return reportError(Tool, Job.takeError());
     G = std::move(Job->G);
+    if (Copies)
+      nameCopyLanes(G);
     Warnings = std::move(Job->Warnings);
     for (const import::ImportResult &R : Job->Ranks)
       for (const std::string &Note : R.Lowered.CycleNotes)
@@ -289,20 +301,29 @@ int dd::ddSynthMain(int Argc, char **Argv) {
   double LowerSeconds = secondsSince(Start);
   for (const std::string &W : Warnings)
     reportWarning(Tool, W);
-  // The plan's count is what -tasks aimed at; the graph is what it got.
-  if (G.numTasks() != Plan->Tasks)
+  // The plan's count is what -tasks aimed at; the graph is what it got,
+  // its copies counted as the ranks they stand for.
+  size_t JobTasks = numTasksExpanded(G);
+  if (JobTasks != Plan->Tasks)
     reportWarning(Tool, llvm::formatv("the graph has {0} tasks where {1} were "
                                       "planned",
-                                      G.numTasks(), Plan->Tasks));
+                                      JobTasks, Plan->Tasks));
   Start = std::chrono::steady_clock::now();
   if (llvm::Error E = writeGraphFile(G, Opt.Output, *Format == OutFormat::Text))
     return reportError(Tool, std::move(E));
   if (!Opt.Quiet)
-    printSummary(*Plan, Opt.Tasks, G.numTasks(),
-                 llvm::formatv("generated in {0:f2} s, lowered in {1:f2} s, "
-                               "written in {2:f2} s",
-                               GenSeconds, LowerSeconds, secondsSince(Start))
-                     .str(),
-                 Opt.Output == "-" ? "<stdout>" : StringRef(Opt.Output));
+    printSummary(
+        *Plan, Opt.Tasks, JobTasks,
+        llvm::formatv("{3}generated in {0:f2} s, lowered in {1:f2} "
+                      "s, written in {2:f2} s",
+                      GenSeconds, LowerSeconds, secondsSince(Start),
+                      Copies ? llvm::formatv("ranks 1 to {0} stored "
+                                             "as copies of rank 0 "
+                                             "({1} tasks stored); ",
+                                             Plan->Ranks - 1, G.numTasks())
+                                   .str()
+                             : std::string())
+            .str(),
+        Opt.Output == "-" ? "<stdout>" : StringRef(Opt.Output));
   return 0;
 }

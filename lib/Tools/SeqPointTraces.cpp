@@ -11,6 +11,7 @@
 
 #include "daydream/Tools/SeqPointTraces.h"
 #include "daydream/IR/IRReader.h"
+#include "daydream/IR/RankCopies.h"
 #include "daydream/Import/Importer.h"
 #include "daydream/Import/InputFile.h"
 #include "daydream/Pass/PassRegistry.h"
@@ -86,8 +87,15 @@ llvm::Expected<Graph> loadGraph(llvm::StringRef Path) {
   llvm::StringRef Bytes = (*Buf)->getBuffer();
   if (looksLikeBinaryIR(Bytes) ||
       (!import::isGzip(Bytes) &&
-       import::detectFormat(Bytes) == import::InputFormat::Unknown))
-    return readGraphFile(Path);
+       import::detectFormat(Bytes) == import::InputFormat::Unknown)) {
+    auto G = readGraphFile(Path);
+    if (!G)
+      return G.takeError();
+    // Every rank's iterations are measured.
+    if (llvm::Error E = expandRankCopies(*G))
+      return makeError(Path + ": " + llvm::toString(std::move(E)));
+    return G;
+  }
   auto R = import::importTrace(Path, import::ImportOptions{});
   if (!R)
     return R.takeError();

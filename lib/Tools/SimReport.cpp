@@ -127,10 +127,14 @@ void dd::printSimReportText(const Graph &G, const SimResult &R,
      << G.numTasks() + (Sym ? Sym->RemovedTasks : 0) << " tasks, "
      << G.countLiveEdges() + (Sym ? Sym->RemovedEdges : 0) << " edges, "
      << G.numLanes() << " lanes\n";
-  if (Sym)
+  if (Sym) {
     OS << "symmetry: " << Sym->Ranks << " ranks in " << Sym->Classes
-       << " group(s) of identical ranks: simulated one rank of each ("
-       << G.numTasks() << " tasks); -symmetry=false simulates all\n";
+       << " group(s) of identical ranks";
+    if (Sym->StoredCopies)
+      OS << " (" << Sym->StoredCopies << " stored as copies)";
+    OS << ": simulated one rank of each (" << G.numTasks()
+       << " tasks); -symmetry=false simulates all\n";
+  }
   OS << "predicted: " << Fmt(R.MakespanNs) << "\n";
   if (!R.Iterations.empty()) {
     OS << "\n"
@@ -197,9 +201,14 @@ void dd::printSimReportJson(const Graph &G, const SimResult &R,
                           {"lanes", std::move(Lanes)}};
   if (Info.Headline)
     Root["headline"] = headlineJson(*Info.Headline, R.MakespanNs);
-  if (Sym)
-    Root["symmetry"] = llvm::json::Object{{"ranks", int64_t(Sym->Ranks)},
-                                          {"groups", int64_t(Sym->Classes)},
-                                          {"simulated_tasks", int64_t(G.numTasks())}};
+  if (Sym) {
+    llvm::json::Object S{{"ranks", int64_t(Sym->Ranks)},
+                         {"groups", int64_t(Sym->Classes)},
+                         {"simulated_tasks", int64_t(G.numTasks())}};
+    // As in the text form, said only of a file that stores copies.
+    if (Sym->StoredCopies)
+      S["stored_copies"] = int64_t(Sym->StoredCopies);
+    Root["symmetry"] = std::move(S);
+  }
   OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Root))) << "\n";
 }

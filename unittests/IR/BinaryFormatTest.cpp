@@ -2,6 +2,7 @@
 
 #include "daydream/IR/BinaryFormat.h"
 #include "GraphBuilder.h"
+#include "IRTestUtil.h"
 #include "daydream/IR/TextFormat.h"
 #include "daydream/IR/Verifier.h"
 #include "daydream/IR/ddir_generated.h"
@@ -12,22 +13,6 @@ using namespace dd;
 using namespace dd::test;
 
 namespace {
-
-std::string toBinary(const Graph &G) {
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  llvm::Error E = writeBinaryGraph(G, OS);
-  EXPECT_FALSE(bool(E)) << llvm::toString(std::move(E));
-  return OS.str();
-}
-
-std::string toText(const Graph &G) {
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  llvm::Error E = printTextGraph(G, OS);
-  EXPECT_FALSE(bool(E)) << llvm::toString(std::move(E));
-  return OS.str();
-}
 
 std::string parseError(llvm::StringRef Bytes) {
   auto G = parseBinaryGraph(Bytes);

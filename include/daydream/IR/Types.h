@@ -187,6 +187,9 @@ struct RankInfo {
   int32_t Rank = 0;
   int32_t WorldSize = 0;
   std::string Host;
+  /// -1, or the rank whose tasks this one shares: a rank stored as a copy
+  /// has its own lanes and iterations but no tasks (RankCopies.h).
+  int32_t CopyOf = -1;
 };
 
 struct Metadata {

@@ -4,8 +4,9 @@
 // FlatBuffers verifier, for binary files), and `dd-opt -verify-each` verifies
 // after every pass. The checks: every id in range (lanes, names, layers,
 // attributes, edge ends), enum values known, no self-edges, durations and
-// gaps not negative, lane lists consistent with each task's lane, and no
-// cycle through edges and lane order together.
+// gaps not negative, lane lists consistent with each task's lane, ranks
+// stored as copies as RankCopies.h requires, and no cycle through edges and
+// lane order together.
 //
 //===----------------------------------------------------------------------===//
 

@@ -21,8 +21,8 @@ namespace dd::import {
 
 /// What matching the collectives found.
 struct CollectiveStats {
-  uint64_t Matched = 0;       ///< collectives, each one barrier task
-  uint64_t Members = 0;       ///< NCCL kernels joined to a barrier
+  uint64_t Matched = 0;        ///< collectives, each one barrier task
+  uint64_t Members = 0;        ///< NCCL kernels joined to a barrier
   uint64_t SizeMismatches = 0; ///< matched collectives whose ranks recorded
                                ///< different message sizes
   uint64_t Groups = 0; ///< process groups the traces named (0: the world
@@ -47,6 +47,8 @@ struct JobImportResult {
   std::vector<ImportResult> Ranks;
   /// The rank of each entry of Ranks.
   std::vector<int32_t> RankIds;
+  /// Ranks stored as copies of another (IR/RankCopies.h).
+  size_t RankCopies = 0;
   CollectiveStats Collectives;
   /// Warnings about the job as a whole (each front-end's are in Ranks).
   std::vector<std::string> Warnings;
@@ -68,12 +70,18 @@ llvm::Expected<JobImportResult> importJob(llvm::ArrayRef<std::string> Paths,
 struct RankTrace {
   ImportResult R;
   TraceModel Model;
+  /// -1, or a generator's promise that this rank's trace is rank SameAs's
+  /// with only its rank changed: Model then needs only its metadata, and the
+  /// rank is stored as a copy (IR/RankCopies.h) without being lowered.
+  int32_t SameAs = -1;
 };
 
 /// The second half of importJob(): checks the ranks, lowers each with the
-/// job's common origin, merges them and matches their collectives.
+/// job's common origin, merges them (a rank the same as an earlier one, as
+/// a copy of it, with \p FoldIdenticalRanks) and matches their collectives.
 llvm::Expected<JobImportResult> lowerJob(std::vector<RankTrace> &&Traces,
-                                         const LoweringOptions &Opts);
+                                         const LoweringOptions &Opts,
+                                         bool FoldIdenticalRanks = true);
 
 } // namespace dd::import
 

@@ -24,6 +24,9 @@ namespace dd::import {
 struct ImportOptions {
   KinetoOptions Kineto;
   LoweringOptions Lowering;
+  /// In a job, store a rank the same as an earlier one as its copy
+  /// (FoldRanks.h in lib/Import, IR/RankCopies.h).
+  bool FoldIdenticalRanks = true;
 };
 
 struct ImportResult {

@@ -8,6 +8,12 @@
 // order with the instrumentation dd-opt exposes: -verify-each,
 // -print-after-all, -time-passes and -debug-pass-manager.
 //
+// A graph may store ranks as copies of another (IR/RankCopies.h). A pass
+// sees them only if its type says it is written for them
+//   static constexpr bool HandlesRankCopies = true;
+// (it changes a representative's tasks as it would each of its copies');
+// before any other pass, the PassManager expands every copy.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef DAYDREAM_PASS_PASSMANAGER_H
@@ -20,6 +26,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace dd {
@@ -36,7 +43,17 @@ public:
   virtual void printPipeline(llvm::raw_ostream &OS) const = 0;
   virtual llvm::Expected<PreservedAnalyses> run(Graph &G,
                                                 AnalysisManager &AM) = 0;
+  /// Whether the pass may see ranks stored as copies (see above).
+  virtual bool handlesRankCopies() const { return false; }
 };
+
+namespace detail {
+template <typename PassT, typename = void>
+struct HandlesRankCopies : std::false_type {};
+template <typename PassT>
+struct HandlesRankCopies<PassT, std::void_t<decltype(PassT::HandlesRankCopies)>>
+    : std::bool_constant<PassT::HandlesRankCopies> {};
+} // namespace detail
 
 /// Wraps a pass value type. \p Options is its canonical option text.
 template <typename PassT> class PassModel final : public PassConcept {
@@ -53,6 +70,9 @@ public:
   llvm::Expected<PreservedAnalyses> run(Graph &G,
                                         AnalysisManager &AM) override {
     return Pass.run(G, AM);
+  }
+  bool handlesRankCopies() const override {
+    return detail::HandlesRankCopies<PassT>::value;
   }
 
 private:

@@ -1,4 +1,5 @@
-//===- Symmetry.h - Simulate one rank of each group of identical ranks -*- C++ -*-===//
+//===- Symmetry.h - Simulate one rank of each group of identical ranks -*- C++
+//-*-===//
 //
 // Large data-parallel jobs are mostly alike rank by rank, and simulators of
 // thousands of GPUs (ASTRA-sim, SimAI) simulate one rank for each group of
@@ -12,8 +13,13 @@
 // whose ranks all differ (any recorded job: real ranks never match to the
 // nanosecond) is simulated whole.
 //
-// It is skipped for graphs with a by-priority lane, whose scheduling policy
-// may look at task ids or notes that this comparison does not.
+// A rank the graph stores as a copy of another (IR/RankCopies.h) is such a
+// rank already, found without comparing: a job of any number of identical
+// ranks is then simulated in the memory of one.
+//
+// It is not for graphs with a by-priority lane, whose scheduling policy may
+// look at task ids or notes that this comparison does not: dd-sim expands
+// their stored copies instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,8 +41,12 @@ struct SymmetryReduction {
   /// Ranks of the job, and groups of identical ranks among them.
   size_t Ranks = 0;
   size_t Classes = 0;
+  /// Of the left-out ranks, those the graph stored as copies.
+  size_t StoredCopies = 0;
   /// Each removed rank's lanes and iterations, with the representative's
-  /// lane and iteration whose results they take.
+  /// lane and iteration whose results they take, in the order to copy them
+  /// in: a stored copy's representative may itself be a removed rank, and
+  /// comes first.
   std::vector<std::pair<LaneId, LaneId>> LaneCopies;
   std::vector<std::pair<uint32_t, uint32_t>> IterationCopies;
   /// What the left-out ranks held.
@@ -48,7 +58,9 @@ struct SymmetryReduction {
 };
 
 /// Removes from \p G the tasks of every rank that is identical to an
-/// earlier one, and says which results stand for theirs.
+/// earlier one, and says which results stand for theirs (and for the ranks
+/// stored as copies). Does nothing to a graph with a by-priority lane, whose
+/// stored copies the caller must expand.
 SymmetryReduction reduceBySymmetry(Graph &G);
 
 /// Gives the left-out ranks' lanes and iterations in \p R (a simulation of

@@ -89,8 +89,19 @@ llvm::Expected<JobPlan> planJob(const SynthOptions &Opts);
 /// Makes every rank's trace, in rank order. The ranks meet at their
 /// collectives: each NCCL kernel ends when the last rank has reached it and
 /// the data has moved, so generation walks the ranks in step from one
-/// collective to the next.
-std::vector<import::TraceModel> generateJob(const JobPlan &Plan);
+/// collective to the next. With \p FirstRankOnly, a job whose ranks are
+/// copies of rank 0 (ranksAreCopies()) gets rank 0's trace only.
+std::vector<import::TraceModel> generateJob(const JobPlan &Plan,
+                                            bool FirstRankOnly = false);
+
+/// Whether every rank of \p Plan is the same as rank 0 in all a graph
+/// stores of a rank's tasks: -identical-ranks without tensor parallelism
+/// (whose groups name their members, which differ by rank).
+bool ranksAreCopies(const JobPlan &Plan);
+
+/// Gives the lanes of ranks stored as copies of rank 0 (which start as
+/// rank 0's) the devices and thread ids the generator gives those ranks.
+void nameCopyLanes(Graph &G);
 
 /// A label for the trace: what made it, with the options that make it again.
 std::string describePlan(const JobPlan &Plan);
