@@ -9,6 +9,7 @@
 #include "daydream/IR/BinaryFormat.h"
 #include "daydream/IR/TextFormat.h"
 #include "daydream/IR/Verifier.h"
+#include "daydream/Support/FreshMemory.h"
 
 #include "llvm/Support/FileSystem.h"
 
@@ -101,11 +102,16 @@ Expected<Graph> dd::readGraph(std::unique_ptr<llvm::MemoryBuffer> Buf) {
   return G;
 }
 
-Expected<Graph> dd::readGraphFile(llvm::StringRef Path, bool InPlace) {
+Expected<Graph> dd::readGraphFile(llvm::StringRef Path, bool InPlace,
+                                  bool WillChange) {
   // A regular file is mapped privately so that its task and edge records
   // need not be copied (TaskStore.h).
   if (std::unique_ptr<PrivateFileBuffer> Mapped =
           InPlace ? mapPrivately(Path) : nullptr) {
+    if (WillChange) {
+      llvm::MutableArrayRef<char> W = Mapped->writable();
+      prefault(W.begin(), W.end());
+    }
     Expected<Graph> G = readBytes(*Mapped, Mapped->writable());
     if (G)
       G->holdBuffer(std::move(Mapped));

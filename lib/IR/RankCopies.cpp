@@ -14,6 +14,10 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
+
 using namespace dd;
 
 namespace {
@@ -25,6 +29,16 @@ template <typename... Ts> llvm::Error fail(const char *Fmt, Ts &&...Vals) {
 }
 
 constexpr uint32_t NoPos = ~0u;
+
+/// This machine's physical memory in bytes, or 0 if unknown.
+uint64_t physicalMemory() {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  long Pages = sysconf(_SC_PHYS_PAGES), Size = sysconf(_SC_PAGESIZE);
+  if (Pages > 0 && Size > 0)
+    return uint64_t(Pages) * uint64_t(Size);
+#endif
+  return 0;
+}
 
 } // namespace
 
@@ -208,6 +222,17 @@ llvm::Error dd::expandRankCopies(Graph &G) {
     return fail("expanding the ranks stored as copies would make {0} tasks "
                 "and {1} edges, more than a graph can number ({2})",
                 G.numTaskSlots() + NewTasks, NumEdges + NewEdges, MaxIds - 1);
+  // What the new tasks (with their lane links) and edges take at least: a
+  // job stored as copies precisely because it is too large whole is
+  // refused here rather than left to run out of memory.
+  const uint64_t Bytes =
+      uint64_t(NewTasks) * (sizeof(Task) + 2 * sizeof(TaskId)) +
+      uint64_t(NewEdges) * sizeof(Edge);
+  if (uint64_t Memory = physicalMemory(); Memory && Bytes > Memory)
+    return fail("expanding the ranks stored as copies would add {0} tasks "
+                "and {1} edges, at least {2} GB, more than this machine's {3} "
+                "GB of memory",
+                NewTasks, NewEdges, Bytes >> 30, Memory >> 30);
   G.reserve(G.numTaskSlots() + NewTasks, NumEdges + NewEdges);
 
   // The k-th lane of a copy is the k-th of its representative.

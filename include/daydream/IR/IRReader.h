@@ -29,8 +29,13 @@ llvm::Expected<Graph> readGraph(std::unique_ptr<llvm::MemoryBuffer> Buf);
 /// copied: loading then costs a fraction of the time and memory, but the
 /// first change to a task or edge pays for its page, and the first task
 /// (edge) added for the copy of every task (edge). Callers that only read the
-/// tasks (dd-sim, printer-only dd-opt pipelines) ask for it.
-llvm::Expected<Graph> readGraphFile(llvm::StringRef Path, bool InPlace = false);
+/// tasks (dd-sim, printer-only dd-opt pipelines) ask for it. \p WillChange
+/// (with \p InPlace) says most tasks will change: the mapping's pages are
+/// then made private all at once, before they are read, which costs what
+/// a copy would, but holds the records once instead of twice (the file's
+/// pages and their copy).
+llvm::Expected<Graph> readGraphFile(llvm::StringRef Path, bool InPlace = false,
+                                    bool WillChange = false);
 
 } // namespace dd
 

@@ -71,7 +71,8 @@ void addRankCopy(Graph &G, const RankInfo &Info);
 /// tasks, edges, notes and memory events cloned from its representative
 /// (attributes shared). Afterwards no rank is a copy. Linear in the size of
 /// the graph it makes. Fails, changing nothing, if that graph would have
-/// more tasks or edges than ids can number (2^32 - 1).
+/// more tasks or edges than ids can number (2^32 - 1), or would not fit in
+/// this machine's memory.
 llvm::Error expandRankCopies(Graph &G);
 
 } // namespace dd
