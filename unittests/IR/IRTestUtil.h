@@ -12,6 +12,7 @@
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/RankCopies.h"
 #include "daydream/IR/TextFormat.h"
+#include "daydream/IR/Verifier.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -36,6 +37,12 @@ inline Graph parse(llvm::StringRef Text) {
 inline void expand(Graph &G) {
   llvm::Error E = expandRankCopies(G);
   ASSERT_FALSE(bool(E)) << llvm::toString(std::move(E));
+}
+
+/// The verifier's verdict on \p G: "ok" or its error.
+inline std::string verify(const Graph &G) {
+  llvm::Error E = verifyGraph(G);
+  return E ? llvm::toString(std::move(E)) : "ok";
 }
 
 inline std::string toText(const Graph &G) {

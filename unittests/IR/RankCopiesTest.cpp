@@ -26,11 +26,6 @@ using namespace dd::test;
 
 namespace {
 
-std::string verify(const Graph &G) {
-  llvm::Error E = verifyGraph(G);
-  return E ? llvm::toString(std::move(E)) : "ok";
-}
-
 /// The verifier's verdict on \p Text, which must parse.
 std::string verifyText(llvm::StringRef Text) {
   llvm::Expected<Graph> G = parseTextGraph(Text);

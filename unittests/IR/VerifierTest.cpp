@@ -2,6 +2,7 @@
 
 #include "daydream/IR/Verifier.h"
 #include "GraphBuilder.h"
+#include "IRTestUtil.h"
 
 #include "gtest/gtest.h"
 
@@ -9,11 +10,6 @@ using namespace dd;
 using namespace dd::test;
 
 namespace {
-
-std::string verify(const Graph &G) {
-  llvm::Error E = verifyGraph(G);
-  return E ? llvm::toString(std::move(E)) : "ok";
-}
 
 struct VerifierTest : ::testing::Test {
   Graph G;
