@@ -159,22 +159,6 @@ llvm::Error dd::checkRankCopies(const Graph &G) {
   return llvm::Error::success();
 }
 
-void dd::addRankCopy(Graph &G, const RankInfo &Info) {
-  std::map<int32_t, RankLayout> Ranks = rankLayouts(G);
-  const RankLayout &Rep = Ranks[Info.CopyOf];
-  for (LaneId L : Rep.Lanes) {
-    Lane NL = G.lane(L);
-    NL.Rank = Info.Rank;
-    G.addLane(NL);
-  }
-  for (uint32_t I : Rep.Iterations) {
-    Iteration It = G.iterations()[I];
-    It.Rank = Info.Rank;
-    G.iterationsMut().push_back(It);
-  }
-  G.metadata().Ranks.push_back(Info);
-}
-
 llvm::Error dd::expandRankCopies(Graph &G) {
   if (!hasRankCopies(G))
     return llvm::Error::success();

@@ -321,30 +321,4 @@ TEST(RankCopiesTest, ExpansionTooLargeToNumberFailsAndChangesNothing) {
   EXPECT_EQ(verify(G), "ok");
 }
 
-TEST(RankCopiesTest, AddRankCopyMirrorsItsRepresentative) {
-  Graph G = parse(SmallHead);
-  addRankCopy(G, RankInfo{2, 3, "node9", 0});
-  EXPECT_EQ(verify(G), "ok");
-  std::map<int32_t, RankLayout> Ranks = rankLayouts(G);
-  ASSERT_EQ(Ranks.size(), 3u);
-  const RankLayout &Copy = Ranks[2];
-  EXPECT_EQ(Copy.CopyOf, 0);
-  ASSERT_EQ(Copy.Lanes.size(), 2u);
-  for (size_t I = 0; I != 2; ++I) {
-    const Lane &A = G.lane(Copy.Lanes[I]), &B = G.lane(Ranks[0].Lanes[I]);
-    EXPECT_EQ(A.Rank, 2);
-    EXPECT_EQ(A.Kind, B.Kind);
-    EXPECT_EQ(A.Order, B.Order);
-    EXPECT_EQ(G.str(A.Name), G.str(B.Name));
-    EXPECT_EQ(G.laneHead(Copy.Lanes[I]), NoId);
-  }
-  ASSERT_EQ(Copy.Iterations.size(), 1u);
-  EXPECT_EQ(G.iterations()[Copy.Iterations[0]].Rank, 2);
-  EXPECT_EQ(G.metadata().Ranks.back().Host, "node9");
-  // Expanded, it holds rank 0's tasks.
-  expand(G);
-  EXPECT_EQ(verify(G), "ok");
-  EXPECT_EQ(G.numTasks(), 2u * 3);
-}
-
 } // namespace

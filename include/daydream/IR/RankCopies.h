@@ -62,11 +62,6 @@ size_t numTasksExpanded(const Graph &G);
 /// Checks the rules above; an error names the rank and what is wrong.
 llvm::Error checkRankCopies(const Graph &G);
 
-/// Adds rank \p Info (whose CopyOf names a rank of \p G) as a copy: lanes
-/// like its representative's (names, kinds, devices, native ids) and
-/// iterations like its representative's, with the new rank set.
-void addRankCopy(Graph &G, const RankInfo &Info);
-
 /// Gives every copy tasks of its own, as if it had been stored whole:
 /// tasks, edges, notes and memory events cloned from its representative
 /// (attributes shared). Afterwards no rank is a copy. Linear in the size of
