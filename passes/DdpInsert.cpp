@@ -32,6 +32,7 @@ llvm::Error validate(const Options &O) { return validateOptions(O); }
 class DdpInsert {
 public:
   explicit DdpInsert(Options O) : O(std::move(O)) {}
+  static constexpr bool AddsTasks = true; // the gradients' all-reduces
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
     // One GPU has nobody to reduce with: the trace is already the answer.

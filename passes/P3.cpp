@@ -153,6 +153,7 @@ private:
 class P3 {
 public:
   explicit P3(P3Options O) : O(std::move(O)) {}
+  static constexpr bool AddsTasks = true; // the gradient slices' all-reduces
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
     if (O.DP.Gpus == 1)

@@ -123,11 +123,12 @@ struct Options {
 } // namespace
 
 /// Whether every pass of \p PM is a printer (print<...>), which reads the
-/// graph and changes no task. The graph is read in place either way
-/// (readGraphFile()); a pipeline that changes tasks has the mapping's pages
-/// made private at load, rather than one fault at a time in the middle of
-/// its first pass. At 5 million tasks that takes amp-scale's whole run from
-/// 688 MB to 425 MB (the file's pages and a copy of the tasks before; one
+/// graph and changes no task. The graph is read in place (readGraphFile())
+/// unless a pass adds tasks (whose first task added would copy them all
+/// anyway); a pipeline that changes tasks has the mapping's pages made
+/// private at load, rather than one fault at a time in the middle of its
+/// first pass. At 5 million tasks that takes amp-scale's whole run from 688
+/// MB to 425 MB (the file's pages and a copy of the tasks before; one
 /// private copy of the file now), and from 2.35 s to 1.91 s.
 static bool onlyPrinters(const PassManager &PM) {
   std::string Text;
@@ -204,7 +205,7 @@ int dd::ddOptMain(int Argc, char **Argv) {
             checkBinaryOutputAllowed(Opt.Output, Opt.Text, Opt.Force))
       return reportError(Tool, std::move(E));
 
-  auto G = readGraphFile(Opt.Input, /*InPlace=*/true,
+  auto G = readGraphFile(Opt.Input, /*InPlace=*/!PM.addsTasks(),
                          /*WillChange=*/!onlyPrinters(PM));
   if (!G)
     return reportError(Tool, G.takeError());

@@ -52,6 +52,14 @@ struct OptedOutPass {
   }
 };
 
+/// Says it adds tasks, so that dd-opt copies them at load.
+struct AddingPass {
+  static constexpr bool AddsTasks = true;
+  llvm::Expected<PreservedAnalyses> run(Graph &, AnalysisManager &) {
+    return PreservedAnalyses::all();
+  }
+};
+
 // Rank 1 is a copy of rank 0, whose two tasks it shares.
 const char *const TwoRanks = R"(ddir 1
 rank 0 world=2
@@ -66,6 +74,17 @@ edge %a -> %b data
 template <typename PassT>
 std::unique_ptr<PassConcept> wrap(llvm::StringRef Name, PassT P) {
   return std::make_unique<PassModel<PassT>>(Name, "", std::move(P));
+}
+
+TEST(PassManagerTest, AddsTasksIsReadFromThePassType) {
+  std::vector<Seen> Log;
+  EXPECT_FALSE(wrap("plain", PlainPass{&Log})->addsTasks());
+  EXPECT_TRUE(wrap("adding", AddingPass{})->addsTasks());
+  PassManager PM;
+  PM.addPass(wrap("plain", PlainPass{&Log}));
+  EXPECT_FALSE(PM.addsTasks());
+  PM.addPass(wrap("adding", AddingPass{}));
+  EXPECT_TRUE(PM.addsTasks());
 }
 
 TEST(PassManagerTest, HandlesRankCopiesIsReadFromThePassType) {

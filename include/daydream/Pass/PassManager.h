@@ -14,6 +14,12 @@
 // (it changes a representative's tasks as it would each of its copies');
 // before any other pass, the PassManager expands every copy.
 //
+// A pass that adds tasks says so
+//   static constexpr bool AddsTasks = true;
+// so that dd-opt copies the tasks of its input at load instead of using
+// them in place (IRReader.h): the first task added would copy them anyway.
+// It is a hint for speed; a pass that adds tasks without it works as well.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef DAYDREAM_PASS_PASSMANAGER_H
@@ -45,6 +51,8 @@ public:
                                                 AnalysisManager &AM) = 0;
   /// Whether the pass may see ranks stored as copies (see above).
   virtual bool handlesRankCopies() const { return false; }
+  /// Whether the pass adds tasks (see above).
+  virtual bool addsTasks() const { return false; }
 };
 
 namespace detail {
@@ -53,6 +61,11 @@ struct HandlesRankCopies : std::false_type {};
 template <typename PassT>
 struct HandlesRankCopies<PassT, std::void_t<decltype(PassT::HandlesRankCopies)>>
     : std::bool_constant<PassT::HandlesRankCopies> {};
+template <typename PassT, typename = void>
+struct AddsTasks : std::false_type {};
+template <typename PassT>
+struct AddsTasks<PassT, std::void_t<decltype(PassT::AddsTasks)>>
+    : std::bool_constant<PassT::AddsTasks> {};
 } // namespace detail
 
 /// Wraps a pass value type. \p Options is its canonical option text.
@@ -74,6 +87,7 @@ public:
   bool handlesRankCopies() const override {
     return detail::HandlesRankCopies<PassT>::value;
   }
+  bool addsTasks() const override { return detail::AddsTasks<PassT>::value; }
 
 private:
   std::string Name;
@@ -100,6 +114,13 @@ public:
   }
   size_t size() const { return Passes.size(); }
   bool empty() const { return Passes.empty(); }
+  /// Whether any pass of the pipeline adds tasks.
+  bool addsTasks() const {
+    for (const auto &P : Passes)
+      if (P->addsTasks())
+        return true;
+    return false;
+  }
 
   /// Runs every pass in order. An error names the pass that failed.
   llvm::Error run(Graph &G, AnalysisManager &AM,
