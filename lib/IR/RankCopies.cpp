@@ -69,20 +69,30 @@ bool dd::hasRankCopies(const Graph &G) {
   return false;
 }
 
-size_t dd::numTasksExpanded(const Graph &G) {
-  size_t N = G.numTasks();
+CopiedWork dd::countCopiedWork(const Graph &G) {
+  CopiedWork W;
   if (!hasRankCopies(G))
-    return N;
+    return W;
+  // Per lane: how many copies its rank has (0 for a lane of no
+  // representative).
   std::map<int32_t, RankLayout> Ranks = rankLayouts(G);
-  std::map<int32_t, size_t> Copies; // per representative
+  std::vector<size_t> Copies(G.numLanes(), 0);
   for (const auto &[Rank, L] : Ranks)
     if (L.CopyOf != -1)
-      ++Copies[L.CopyOf];
-  for (const auto &[Rep, C] : Copies)
-    for (LaneId RL : Ranks.at(Rep).Lanes)
-      for (TaskId T = G.laneHead(RL); T != NoId; T = G.nextOnLane(T))
-        N += C;
-  return N;
+      for (LaneId RL : Ranks.at(L.CopyOf).Lanes)
+        ++Copies[RL];
+  for (LaneId L = 0; L != G.numLanes(); ++L)
+    if (Copies[L])
+      for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T))
+        W.Tasks += Copies[L];
+  // No edge joins two ranks where one has copies (checkRankCopies()), so an
+  // edge touches at most one representative.
+  for (const Edge &E : G.edgeSlots())
+    if (G.isLive(E)) {
+      size_t S = Copies[G.task(E.Src).Lane];
+      W.Edges += S ? S : Copies[G.task(E.Dst).Lane];
+    }
+  return W;
 }
 
 llvm::Error dd::checkRankCopies(const Graph &G) {
@@ -186,21 +196,7 @@ llvm::Error dd::expandRankCopies(Graph &G) {
   const size_t NumEdges = G.edgeSlots().size();
   const size_t NumNotes = G.notes().size();
   const size_t NumEvents = G.memoryEvents().size();
-  // Each representative's edges, for the room its copies' will take.
-  std::vector<size_t> EdgesOfLane(G.numLanes(), 0);
-  for (const Edge &E : G.edgeSlots())
-    if (G.isLive(E)) {
-      LaneId S = G.task(E.Src).Lane, D = G.task(E.Dst).Lane;
-      ++EdgesOfLane[Pos[E.Src] != NoPos ? S : D];
-    }
-  size_t NewTasks = 0, NewEdges = 0;
-  for (const auto &[Rank, R] : Reps) {
-    size_t Edges = 0;
-    for (LaneId L : Ranks[Rank].Lanes)
-      Edges += EdgesOfLane[L];
-    NewTasks += R.Tasks.size() * R.Copies.size();
-    NewEdges += Edges * R.Copies.size();
-  }
+  const auto [NewTasks, NewEdges] = countCopiedWork(G);
   constexpr size_t MaxIds = NoId;
   if (G.numTaskSlots() + NewTasks >= MaxIds || NumEdges + NewEdges >= MaxIds)
     return fail("expanding the ranks stored as copies would make {0} tasks "

@@ -9,14 +9,12 @@
 
 #include "FoldRanks.h"
 
+#include "llvm/ADT/Hashing.h"
+
 using namespace dd;
 using namespace dd::import;
 
 namespace {
-
-uint64_t mix(uint64_t H, uint64_t X) {
-  return H ^ (X + 0x9e3779b97f4a7c15ULL + (H << 6) + (H >> 2));
-}
 
 bool sameString(const Graph &Job, StrId A, const Graph &Rank, StrId B) {
   if (A == NoId || B == NoId)
@@ -32,16 +30,13 @@ uint32_t rel(uint32_t Id, size_t Base) {
 } // namespace
 
 uint64_t dd::import::rankContentHash(const Graph &G) {
-  uint64_t H = mix(G.numLanes(), G.numTasks());
+  llvm::hash_code H = llvm::hash_combine(G.numLanes(), G.numTasks());
   for (LaneId L = 0; L != G.numLanes(); ++L) {
-    H = mix(H, uint64_t(G.lane(L).Kind));
-    for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
-      const Task &Tk = G.task(T);
-      H = mix(H, uint64_t(Tk.StartNs));
-      H = mix(H, uint64_t(Tk.DurationNs));
-    }
+    H = llvm::hash_combine(H, G.lane(L).Kind);
+    for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T))
+      H = llvm::hash_combine(H, G.task(T).StartNs, G.task(T).DurationNs);
   }
-  return mix(H, G.edgeSlots().size());
+  return llvm::hash_combine(H, G.edgeSlots().size());
 }
 
 bool dd::import::sameAsAppended(const Graph &Job, const RankSpan &S,

@@ -188,41 +188,22 @@ static void noteStoredCopies(const Graph &G, SymmetryReduction &S,
   if (!hasRankCopies(G))
     return;
   std::map<int32_t, RankLayout> Ranks = rankLayouts(G);
-  std::vector<uint8_t> OfRep(G.numLanes(), 0);
-  std::map<int32_t, size_t> CopiesOf;
   for (const auto &[Rank, L] : Ranks) {
     if (L.CopyOf == -1)
       continue;
     const RankLayout &Rep = Ranks.at(L.CopyOf);
-    ++CopiesOf[L.CopyOf];
     ++S.StoredCopies;
     for (size_t I = 0; I != L.Lanes.size(); ++I) {
       Skip[L.Lanes[I]] = 1;
-      OfRep[Rep.Lanes[I]] = 1;
       S.LaneCopies.emplace_back(L.Lanes[I], Rep.Lanes[I]);
     }
     for (size_t I = 0; I != L.Iterations.size(); ++I)
       S.IterationCopies.emplace_back(L.Iterations[I], Rep.Iterations[I]);
   }
-  // What the copies would hold stored whole: their representatives' tasks
-  // and every edge touching them (none joins two ranks).
-  for (const auto &[Rep, N] : CopiesOf) {
-    size_t Tasks = 0;
-    for (LaneId L : Ranks.at(Rep).Lanes)
-      for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T))
-        ++Tasks;
-    S.RemovedTasks += Tasks * N;
-  }
-  std::vector<size_t> Times(G.numLanes(), 0);
-  for (const auto &[Rank, L] : Ranks)
-    if (L.CopyOf != -1)
-      for (LaneId RL : Ranks.at(L.CopyOf).Lanes)
-        ++Times[RL];
-  for (const Edge &E : G.edgeSlots())
-    if (G.isLive(E)) {
-      LaneId A = G.task(E.Src).Lane, B = G.task(E.Dst).Lane;
-      S.RemovedEdges += OfRep[A] ? Times[A] : OfRep[B] ? Times[B] : 0;
-    }
+  // What the copies would hold stored whole.
+  CopiedWork W = countCopiedWork(G);
+  S.RemovedTasks = W.Tasks;
+  S.RemovedEdges = W.Edges;
 }
 
 SymmetryReduction dd::reduceBySymmetry(Graph &G) {

@@ -202,14 +202,14 @@ int dd::ddSimMain(int Argc, char **Argv) {
   std::string InputName =
       Opt.Input == "-" ? std::string("<stdin>") : Opt.Input.getValue();
   // Pictures show every task, so they need every rank simulated.
-  // A by-priority lane's policy may look at what symmetry does not compare.
   SymmetryReduction Symmetry;
-  bool InOrder = llvm::all_of(
-      G->lanes(), [](const Lane &L) { return L.Order == LaneOrder::InOrder; });
-  if (Opt.Symmetry && InOrder && Opt.Timeline.empty() && Opt.Plot.empty())
+  if (Opt.Symmetry && Opt.Timeline.empty() && Opt.Plot.empty())
     Symmetry = reduceBySymmetry(*G);
-  else if (llvm::Error E = expandRankCopies(*G)) // simulated as the others
-    return reportError(Tool, InputName + ": " + llvm::toString(std::move(E)));
+  // Stored copies the reduction did not stand in for (it was off, or a
+  // by-priority lane ruled it out) are simulated as the other ranks.
+  if (!Symmetry.StoredCopies)
+    if (llvm::Error E = expandRankCopies(*G))
+      return reportError(Tool, InputName + ": " + llvm::toString(std::move(E)));
   Times.mark("symmetry");
   SimOptions SO;
   SO.Policy = Policy->get();

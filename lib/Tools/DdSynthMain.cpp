@@ -303,7 +303,7 @@ int dd::ddSynthMain(int Argc, char **Argv) {
     reportWarning(Tool, W);
   // The plan's count is what -tasks aimed at; the graph is what it got,
   // its copies counted as the ranks they stand for.
-  size_t JobTasks = numTasksExpanded(G);
+  size_t JobTasks = G.numTasks() + countCopiedWork(G).Tasks;
   if (JobTasks != Plan->Tasks)
     reportWarning(Tool, llvm::formatv("the graph has {0} tasks where {1} were "
                                       "planned",

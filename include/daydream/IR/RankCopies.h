@@ -56,8 +56,13 @@ std::map<int32_t, RankLayout> rankLayouts(const Graph &G);
 /// Whether any rank of \p G is stored as a copy.
 bool hasRankCopies(const Graph &G);
 
-/// The number of tasks \p G would have with every copy expanded.
-size_t numTasksExpanded(const Graph &G);
+/// What expanding every copy of \p G would add: each copy's share of its
+/// representative's tasks and of the edges touching them.
+struct CopiedWork {
+  size_t Tasks = 0;
+  size_t Edges = 0;
+};
+CopiedWork countCopiedWork(const Graph &G);
 
 /// Checks the rules above; an error names the rank and what is wrong.
 llvm::Error checkRankCopies(const Graph &G);
