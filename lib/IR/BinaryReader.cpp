@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/IR/BinaryFormat.h"
+#include "daydream/IR/Verifier.h"
 #include "daydream/IR/ddir_generated.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -243,19 +244,31 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable) {
   // costs address space, not memory.
   G.reserve(sizeOf(Tasks) + sizeOf(Tasks) / 8, NumEdges + NumEdges / 2);
   if (Tasks && Tasks->size()) {
+    // The verifier's checks of each task, made while the task is linked
+    // (verifyAsRead() then skips them): strings, lanes and layers are read,
+    // and the attribute records are counted.
+    const TaskFieldBounds Bounds{G.strings().size(), G.numLanes(),
+                                 G.numLayers(), sizeOf(In->task_attrs())};
     std::vector<Task> Converted;
+    llvm::ArrayRef<Task> Records;
     uint32_t Bad;
     if (Writable && sameTaskLayout()) {
       auto *First = reinterpret_cast<Task *>(
           Writable +
           (reinterpret_cast<const char *>(Tasks->Data()) - Bytes.data()));
-      Bad = G.adoptTasks({First, Tasks->size()});
+      Records = {First, Tasks->size()};
+      Bad = G.adoptTasks({First, Tasks->size()}, &Bounds);
     } else {
-      Bad = G.appendTasks(asGraphTasks(*Tasks, Converted));
+      Records = asGraphTasks(*Tasks, Converted);
+      Bad = G.appendTasks(Records, &Bounds);
     }
-    if (Bad != NoId)
-      return fail("task %{0}: lane {1} out of range ({2} lanes)", Bad,
-                  Tasks->Get(Bad)->lane(), G.numLanes());
+    if (Bad != NoId) {
+      const Task &Tk = Records[Bad];
+      if (Tk.Lane >= G.numLanes())
+        return fail("task %{0}: lane {1} out of range ({2} lanes)", Bad,
+                    Tk.Lane, G.numLanes());
+      return describeBadTask(G, Bad, Tk);
+    }
   }
   if (auto *Attrs = In->task_attrs())
     for (const fb::TaskAttrs *A : *Attrs) {

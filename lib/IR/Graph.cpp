@@ -48,30 +48,39 @@ TaskId Graph::addTask(const Task &T) {
   return Id;
 }
 
-uint32_t Graph::appendTasks(llvm::ArrayRef<Task> Ts) {
+uint32_t Graph::appendTasks(llvm::ArrayRef<Task> Ts,
+                            const TaskFieldBounds *Check) {
   const TaskId First = Tasks.size();
   Tasks.append(Ts);
-  return linkNewTasks(First);
+  return linkNewTasks(First, Check);
 }
 
-uint32_t Graph::adoptTasks(llvm::MutableArrayRef<Task> Ts) {
+uint32_t Graph::adoptTasks(llvm::MutableArrayRef<Task> Ts,
+                           const TaskFieldBounds *Check) {
   assert(Tasks.empty() && "adopting tasks into a graph that has some");
   Tasks.borrow(Ts);
-  return linkNewTasks(0);
+  return linkNewTasks(0, Check);
 }
 
-uint32_t Graph::linkNewTasks(TaskId First) {
+uint32_t Graph::linkNewTasks(TaskId First, const TaskFieldBounds *Check) {
+  return Check ? linkNewTasks<true>(First, *Check)
+               : linkNewTasks<false>(First, TaskFieldBounds());
+}
+
+template <bool Checked>
+uint32_t Graph::linkNewTasks(TaskId First, const TaskFieldBounds &Check) {
   // Eight bytes a task of fresh memory, prefaulted (FreshMemory.h).
   resizeFresh(Prev, Tasks.size(), NoId);
   resizeFresh(Next, Tasks.size(), NoId);
   Dead.resize(Tasks.size(), false);
-  // Lanes are checked in the same pass that links: a separate pass over the
-  // tasks first cost as much as linking them (tens of milliseconds at ten
-  // million tasks, read from memory a file's mapping just brought in).
+  // Lanes (and the other fields, if asked) are checked in the same pass
+  // that links: a separate pass over the tasks cost as much as linking them
+  // (tens of milliseconds at ten million tasks, read from memory a file's
+  // mapping just brought in).
   const size_t NumLanes = Lanes.size();
   for (TaskId T = First, E = Tasks.size(); T != E; ++T) {
     const LaneId L = Tasks[T].Lane;
-    if (L >= NumLanes) {
+    if (Checked ? !Check.valid(Tasks[T]) : L >= NumLanes) {
       unlinkNewTasks(First, T);
       return T - First;
     }

@@ -85,12 +85,14 @@ static Expected<Graph> readBytes(llvm::MemoryBuffer &Buf,
   if (Bytes.empty())
     return withName(Name, llvm::createStringError(
                               llvm::inconvertibleErrorCode(), "file is empty"));
-  Expected<Graph> G = !looksLikeBinaryIR(Bytes) ? parseTextGraph(Bytes)
-                      : Writable.empty()        ? parseBinaryGraph(Bytes)
+  const bool Binary = looksLikeBinaryIR(Bytes);
+  Expected<Graph> G = !Binary            ? parseTextGraph(Bytes)
+                      : Writable.empty() ? parseBinaryGraph(Bytes)
                                          : parseBinaryGraphInPlace(Writable);
   if (!G)
     return withName(Name, G.takeError());
-  if (llvm::Error E = verifyGraph(*G))
+  // The binary reader checks each task as it links it at its lane's end.
+  if (llvm::Error E = Binary ? verifyAsRead(*G) : verifyGraph(*G))
     return withName(Name, std::move(E));
   return G;
 }

@@ -12,7 +12,10 @@
 #include "daydream/IR/RankCopies.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <cassert>
 
 using namespace dd;
 using llvm::Error;
@@ -87,40 +90,59 @@ bool forwardLinksAt(const Graph &G, TaskId T, LaneId L) {
   return Pv == NoId ? G.laneHead(L) == T : Pv < T && G.nextOnLane(Pv) == T;
 }
 
-Error checkTasks(const Graph &G, Shape &Sh) {
-  size_t NumStrings = G.strings().size();
+} // namespace
+
+Error dd::describeBadTask(const Graph &G, TaskId T, const Task &Tk) {
+  const size_t NumStrings = G.strings().size();
+  if (Tk.Name >= NumStrings)
+    return fail("task %{0}: name {1} out of range ({2} strings)", T, Tk.Name,
+                NumStrings);
+  if (Tk.Lane >= G.numLanes())
+    return fail("task %{0} '{1}': lane {2} out of range ({3} lanes)", T,
+                G.str(Tk.Name), Tk.Lane, G.numLanes());
+  if (Tk.Layer != NoId && Tk.Layer >= G.numLayers())
+    return fail("task %{0} '{1}': layer {2} out of range ({3} layers)", T,
+                G.str(Tk.Name), Tk.Layer, G.numLayers());
+  if (Tk.Attrs != NoId && Tk.Attrs >= G.attrSlots().size())
+    return fail("task %{0} '{1}': attributes {2} out of range ({3} entries)", T,
+                G.str(Tk.Name), Tk.Attrs, G.attrSlots().size());
+  if (unsigned(Tk.Kind) >= NumTaskKinds)
+    return fail("task %{0} '{1}': unknown task kind {2}", T, G.str(Tk.Name),
+                unsigned(Tk.Kind));
+  if (unsigned(Tk.Phase) >= NumPhases)
+    return fail("task %{0} '{1}': unknown phase {2}", T, G.str(Tk.Name),
+                unsigned(Tk.Phase));
+  if (Tk.DurationNs < 0)
+    return fail("task %{0} '{1}': negative duration {2}", T, G.str(Tk.Name),
+                Tk.DurationNs);
+  assert(Tk.GapNs < 0 && "a valid task described as bad");
+  return fail("task %{0} '{1}': negative gap {2}", T, G.str(Tk.Name), Tk.GapNs);
+}
+
+namespace {
+
+TaskFieldBounds boundsOf(const Graph &G) {
+  return {G.strings().size(), G.numLanes(), G.numLayers(),
+          G.attrSlots().size()};
+}
+
+/// With \p AsRead, the graph is as the binary reader builds it: each task
+/// checked against the graph's bounds and linked at its lane's end, in slot
+/// order, neither of which is done again.
+Error checkTasks(const Graph &G, Shape &Sh, bool AsRead) {
   Sh.ForwardLanes = G.numTasks() == G.numTaskSlots();
-  for (TaskId T = 0, E = G.numTaskSlots(); T != E; ++T) {
-    if (!G.isLive(T))
+  const bool AllLive = Sh.ForwardLanes;
+  const TaskFieldBounds Bounds = boundsOf(G);
+  const Task *Tasks = G.taskSlots().data();
+  for (TaskId T = 0, E = AsRead ? 0 : G.numTaskSlots(); T != E; ++T) {
+    if (!AllLive && !G.isLive(T))
       continue;
-    const Task &Tk = G.task(T);
-    if (Tk.Name >= NumStrings)
-      return fail("task %{0}: name {1} out of range ({2} strings)", T, Tk.Name,
-                  NumStrings);
-    if (Tk.Lane >= G.numLanes())
-      return fail("task %{0} '{1}': lane {2} out of range ({3} lanes)", T,
-                  G.str(Tk.Name), Tk.Lane, G.numLanes());
-    if (Tk.Layer != NoId && Tk.Layer >= G.numLayers())
-      return fail("task %{0} '{1}': layer {2} out of range ({3} layers)", T,
-                  G.str(Tk.Name), Tk.Layer, G.numLayers());
-    if (Tk.Attrs != NoId && Tk.Attrs >= G.attrSlots().size())
-      return fail("task %{0} '{1}': attributes {2} out of range ({3} entries)",
-                  T, G.str(Tk.Name), Tk.Attrs, G.attrSlots().size());
-    if (unsigned(Tk.Kind) >= NumTaskKinds)
-      return fail("task %{0} '{1}': unknown task kind {2}", T, G.str(Tk.Name),
-                  unsigned(Tk.Kind));
-    if (unsigned(Tk.Phase) >= NumPhases)
-      return fail("task %{0} '{1}': unknown phase {2}", T, G.str(Tk.Name),
-                  unsigned(Tk.Phase));
-    if (Tk.DurationNs < 0)
-      return fail("task %{0} '{1}': negative duration {2}", T, G.str(Tk.Name),
-                  Tk.DurationNs);
-    if (Tk.GapNs < 0)
-      return fail("task %{0} '{1}': negative gap {2}", T, G.str(Tk.Name),
-                  Tk.GapNs);
+    if (LLVM_UNLIKELY(!Bounds.valid(Tasks[T])))
+      return describeBadTask(G, T, Tasks[T]);
     if (Sh.ForwardLanes)
-      Sh.ForwardLanes = forwardLinksAt(G, T, Tk.Lane);
+      Sh.ForwardLanes = forwardLinksAt(G, T, Tasks[T].Lane);
   }
+  const size_t NumStrings = G.strings().size();
   for (const TaskNote &N : G.notes()) {
     if (N.Task >= G.numTaskSlots())
       return fail("note on task %{0}: task out of range ({1} tasks)", N.Task,
@@ -192,12 +214,13 @@ Error checkLaneLists(const Graph &G) {
 
 } // namespace
 
-Error dd::verifyGraph(const Graph &G) {
+/// verifyGraph(); see verifyAsRead() for \p AsRead.
+static Error verify(const Graph &G, bool AsRead) {
   Shape Sh;
   bool ForwardEdges = false;
   if (Error E = checkLanesAndLayers(G))
     return E;
-  if (Error E = checkTasks(G, Sh))
+  if (Error E = checkTasks(G, Sh, AsRead))
     return E;
   if (Error E = checkEdges(G, ForwardEdges))
     return E;
@@ -229,3 +252,7 @@ Error dd::verifyGraph(const Graph &G) {
     return Error::success();
   return computeCanonicalOrder(G).takeError();
 }
+
+Error dd::verifyGraph(const Graph &G) { return verify(G, false); }
+
+Error dd::verifyAsRead(const Graph &G) { return verify(G, true); }

@@ -9,6 +9,8 @@
 
 #include "gtest/gtest.h"
 
+#include <functional>
+
 using namespace dd;
 using namespace dd::test;
 
@@ -234,6 +236,62 @@ TEST(BinaryFormatTest, RejectsTaskOnMissingLane) {
   std::string B(reinterpret_cast<const char *>(FB.GetBufferPointer()),
                 FB.GetSize());
   EXPECT_EQ(parseError(B), "task %0: lane 5 out of range (0 lanes)");
+}
+
+// The reader checks each task's fields as it links the task, with the
+// verifier's messages (verifyAsRead() then does not look again): a graph
+// the verifier rejects for a task field is rejected by the reader, whether
+// the tasks are copied or used in place. The writer takes valid graphs
+// only, so the field is broken in the written bytes, where the task records
+// lie as dd::Task (what reading in place relies on too).
+TEST(BinaryFormatTest, RejectsBadTaskFieldsAsTheVerifierDoes) {
+  auto Make = [] {
+    Graph G;
+    LaneId L = addLane(G, "cpu");
+    addTask(G, L, "a", 0, 10);
+    addTask(G, L, "b", 10, 10);
+    return G;
+  };
+  std::string Bytes;
+  llvm::raw_string_ostream OS(Bytes);
+  ASSERT_FALSE(bool(writeBinaryGraph(Make(), OS)));
+  OS.flush();
+  const size_t At = reinterpret_cast<const char *>(
+                        fb::GetGraph(Bytes.data())->tasks()->Data()) -
+                    Bytes.data();
+  const std::pair<const char *, std::function<void(Task &)>> Cases[] = {
+      {"task %1 'b': layer 3 out of range (0 layers)",
+       [](Task &T) { T.Layer = 3; }},
+      {"task %1 'b': attributes 0 out of range (0 entries)",
+       [](Task &T) { T.Attrs = 0; }},
+      {"task %1 'b': negative duration -4", [](Task &T) { T.DurationNs = -4; }},
+      {"task %1 'b': negative gap -1", [](Task &T) { T.GapNs = -1; }},
+      {"task %1 'b': unknown phase 9", [](Task &T) { T.Phase = Phase(9); }},
+      {"task %1 'b': unknown task kind 8",
+       [](Task &T) { T.Kind = TaskKind(8); }},
+      {"task %1: name 99 out of range (3 strings)",
+       [](Task &T) { T.Name = 99; }},
+  };
+  for (const auto &[Message, Break] : Cases) {
+    SCOPED_TRACE(Message);
+    Graph G = Make();
+    Break(G.task(1));
+    llvm::Error V = verifyGraph(G);
+    ASSERT_TRUE(bool(V));
+    EXPECT_EQ(llvm::toString(std::move(V)), Message);
+    std::string Bad = Bytes;
+    Break(reinterpret_cast<Task *>(&Bad[At])[1]);
+    EXPECT_EQ(parseError(Bad), Message);
+    llvm::Expected<Graph> InPlace = parseBinaryGraphInPlace(
+        llvm::MutableArrayRef<char>(&Bad[0], Bad.size()));
+    ASSERT_FALSE(bool(InPlace));
+    EXPECT_EQ(llvm::toString(InPlace.takeError()), Message);
+  }
+  // Unbroken, it reads and passes the rest of the checks.
+  llvm::Expected<Graph> R = parseBinaryGraph(Bytes);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  llvm::Error V = verifyAsRead(*R);
+  EXPECT_FALSE(bool(V)) << llvm::toString(std::move(V));
 }
 
 } // namespace

@@ -24,7 +24,9 @@ constexpr uint32_t BinaryFormatVersion = 3;
 constexpr uint32_t OldestBinaryFormatVersion = 2;
 
 /// Parses a binary graph whose bytes are \p Bytes (which must stay alive as
-/// long as the graph: strings point into it). Does not run verifyGraph().
+/// long as the graph: strings point into it). Checks each task's own fields
+/// (TaskFieldBounds.h) as it links the task into its lane, and nothing
+/// else: verifyAsRead() does the rest of verifyGraph().
 llvm::Expected<Graph> parseBinaryGraph(llvm::StringRef Bytes);
 /// The same, but the graph may keep using the task and edge records where
 /// they lie in \p Bytes (TaskStore.h) instead of copying them: \p Bytes must be

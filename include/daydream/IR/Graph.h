@@ -17,6 +17,7 @@
 #define DAYDREAM_IR_GRAPH_H
 
 #include "daydream/IR/StringTable.h"
+#include "daydream/IR/TaskFieldBounds.h"
 #include "daydream/IR/TaskStore.h"
 #include "daydream/IR/Types.h"
 
@@ -157,13 +158,16 @@ public:
   }
   /// Appends \p Ts, each at the end of its lane, as addTask() one by one
   /// would, in one pass and without per-task growth checks. If a task names
-  /// a lane that does not exist, nothing is appended and its index in \p Ts
-  /// is returned; NoId on success.
-  uint32_t appendTasks(llvm::ArrayRef<Task> Ts);
+  /// a lane that does not exist, or has a field outside \p Check where it is
+  /// given, nothing is appended and its index in \p Ts is returned; NoId on
+  /// success.
+  uint32_t appendTasks(llvm::ArrayRef<Task> Ts,
+                       const TaskFieldBounds *Check = nullptr);
   /// The same for a graph without tasks yet, but the graph keeps using \p Ts
   /// where they are (TaskStore.h) until it first adds a task: they must
   /// outlive it (holdBuffer()) and be writable memory no one else sees.
-  uint32_t adoptTasks(llvm::MutableArrayRef<Task> Ts);
+  uint32_t adoptTasks(llvm::MutableArrayRef<Task> Ts,
+                      const TaskFieldBounds *Check = nullptr);
   void addAttrSlot(const TaskAttrs &A) { Attrs.push_back(A); }
   void addNoteRaw(const TaskNote &N) { Notes.push_back(N); }
 
@@ -174,9 +178,11 @@ private:
   void unlink(TaskId T);
   TaskId appendSlot(const Task &T);
   /// Links tasks \p First.. (just added) at the ends of their lanes. If one
-  /// names a lane that does not exist, drops them all again and returns its
-  /// index counted from \p First; NoId on success.
-  uint32_t linkNewTasks(TaskId First);
+  /// names a lane that does not exist or fails \p Check, drops them all
+  /// again and returns its index counted from \p First; NoId on success.
+  uint32_t linkNewTasks(TaskId First, const TaskFieldBounds *Check);
+  template <bool Checked>
+  uint32_t linkNewTasks(TaskId First, const TaskFieldBounds &Check);
   /// Undoes linkNewTasks() of tasks [First, Linked) and drops tasks First..
   void unlinkNewTasks(TaskId First, TaskId Linked);
 

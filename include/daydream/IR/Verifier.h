@@ -13,6 +13,8 @@
 #ifndef DAYDREAM_IR_VERIFIER_H
 #define DAYDREAM_IR_VERIFIER_H
 
+#include "daydream/IR/Types.h"
+
 #include "llvm/Support/Error.h"
 
 namespace dd {
@@ -22,6 +24,20 @@ class Graph;
 /// Returns an error describing the first problem found (without a file name;
 /// callers prefix it), or success.
 llvm::Error verifyGraph(const Graph &G);
+
+/// verifyGraph() for a graph as the binary reader builds it: each task
+/// checked against TaskFieldBounds as it was linked at its lane's end, in
+/// slot order (Graph::adoptTasks() or appendTasks() with the graph's bounds,
+/// on a graph without tasks), and nothing changed since. Such a graph's
+/// tasks need no second look: their lane lists are consistent and go forward
+/// by construction, and their fields were checked. That second look over
+/// the tasks was about a tenth of dd-sim's whole run on five million tasks.
+/// Everything else is checked.
+llvm::Error verifyAsRead(const Graph &G);
+
+/// The error verifyGraph() gives for task \p T, \p Tk, of \p G, whose fields
+/// are not all within TaskFieldBounds: the first one that is not.
+llvm::Error describeBadTask(const Graph &G, TaskId T, const Task &Tk);
 
 } // namespace dd
 
