@@ -105,6 +105,26 @@ public:
       appendSorted(Lane.Communication, I);
   }
 
+  /// add() for a run whose every lane ran its tasks one at a time in slot
+  /// order (a simulation of InOrder lanes swept in slot order), metered
+  /// against no times: each lane's intervals come sorted and disjoint, so
+  /// nothing is checked, kernels of a metered lane only add their length,
+  /// and neither the lanes' busy time (the sum of their tasks' lengths,
+  /// which the simulation has) nor span() is kept.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void addInOrder(const Task &Tk, Interval I) {
+    const LaneId L = Tk.Lane;
+    if (Tk.Kind == TaskKind::Kernel) {
+      LaneIntervals &Lane = Lanes[L];
+      Lane.HasKernel = true;
+      if (UnionMeter *M = MeterOf[L])
+        M->addDisjoint(I);
+      else if (I.End > I.Begin)
+        appendSorted(Lane.Kernels, I);
+    }
+    if ((Tk.Kind == TaskKind::Collective || IsCommLane[L]) && I.End > I.Begin)
+      appendSorted(Lanes[L].Communication, I);
+  }
+
   /// Ends the walk (measuring the lanes that came out of order with one
   /// more) and hands over the lanes' figures.
   std::vector<LaneIntervals> finish();

@@ -20,6 +20,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <vector>
 
@@ -41,6 +42,14 @@ public:
     close();
     Open = I;
   }
+  /// add() for a meter asked about no times, given \p I begins no earlier
+  /// than every interval added before ends (the intervals of a lane that
+  /// runs one task at a time): the union only grows by its length.
+  void addDisjoint(Interval I) {
+    assert(Times.empty() && "a time to answer for inside an interval");
+    Closed += I.length();
+  }
+
   /// Ends the input: no add() after it.
   void finish() {
     close();

@@ -25,6 +25,7 @@
 #include <cassert>
 #include <limits>
 #include <map>
+#include <set>
 
 using namespace dd;
 
@@ -266,6 +267,99 @@ RunUtilization dd::predictedUtilization(const Graph &G, const SimResult &R) {
 
 RunUtilization dd::recordedUtilization(const Graph &G) {
   return std::move(measure(G, {recorded(G)}).front());
+}
+
+/// The lanes an observer meters: meterableLanes()' GPU streams. A CPU
+/// thread seldom runs a kernel, and a metered lane, kernels or not, makes a
+/// collective refuse the observer.
+static std::vector<uint8_t> observerMeters(const Graph &G) {
+  std::vector<uint8_t> Meter = meterableLanes(G);
+  for (LaneId L = 0; L != G.numLanes(); ++L)
+    Meter[L] &= G.lane(L).Kind == LaneKind::GpuStream;
+  return Meter;
+}
+
+UtilizationObserver::UtilizationObserver(const Graph &G)
+    : G(G), Meter(observerMeters(G)), AnyMeter(llvm::is_contained(Meter, 1)),
+      // The source is read only for lanes that come unsorted, which a
+      // sweep's never do.
+      Measure(std::make_unique<LaneMeasure>(G, TimeSource(),
+                                            llvm::ArrayRef<int64_t>(), Meter)) {
+}
+
+UtilizationObserver::~UtilizationObserver() = default;
+
+void UtilizationObserver::ran(TaskId First, llvm::ArrayRef<int64_t> Start,
+                              llvm::ArrayRef<int64_t> End) {
+  if (Failed)
+    return;
+  const Task *Tasks = G.taskSlots().data() + First;
+  for (size_t I = 0, N = Start.size(); I != N; ++I) {
+    if (AnyMeter && Tasks[I].Kind == TaskKind::Collective) {
+      Failed = true;
+      return;
+    }
+    // The sweep that shows the times runs every lane in slot order.
+    Measure->addInOrder(Tasks[I], Interval{Start[I], End[I]});
+  }
+}
+
+// Lengths and overlaps do not depend on where the times are counted from.
+void UtilizationObserver::finish(int64_t) {}
+
+bool UtilizationObserver::complete() const { return !Failed; }
+
+RunUtilization UtilizationObserver::result(const SimResult &R) {
+  assert(complete() && "measured from the times as they came");
+  assert(R.Lanes.size() == G.numLanes() && "lane results of the sweep");
+  RunSpec Spec = simulated(R);
+  Spec.Windows.clear(); // not known while the tasks came
+  std::vector<LaneIntervals> Lanes = Measure->finish();
+  // Each lane ran one task at a time: its busy time is the sum the
+  // simulation has.
+  for (LaneId L = 0; L != G.numLanes(); ++L)
+    Lanes[L].BusyNs = R.Lanes[L].BusyNs;
+  // The run is the simulation's (Spec.Run), not the span of the times seen.
+  return combine(G, Spec, std::move(Lanes), *Spec.Run);
+}
+
+llvm::Optional<RunUtilization> dd::utilizationFromLanes(const Graph &G,
+                                                        const SimResult &R) {
+  if (R.Lanes.size() != G.numLanes())
+    return llvm::None; // the simulation kept no lane results
+  constexpr uint32_t Kernel = 1u << unsigned(TaskKind::Kernel);
+  constexpr uint32_t Collective = 1u << unsigned(TaskKind::Collective);
+  // The devices combine() reports, with the one lane each may have.
+  std::map<int32_t, LaneId> ByDevice;
+  RunUtilization U;
+  for (LaneId L = 0; L != G.numLanes(); ++L) {
+    const Lane &Ln = G.lane(L);
+    const LaneResult &LR = R.Lanes[L];
+    if ((LR.TaskKinds & Collective) ||
+        (Ln.Kind == LaneKind::CommChannel && LR.NumTasks != 0))
+      return llvm::None; // communication, whose overlap needs the kernels
+    if (Ln.Kind == LaneKind::GpuStream || (LR.TaskKinds & Kernel))
+      if (!ByDevice.try_emplace(Ln.Device, L).second)
+        return llvm::None; // a second lane: the union needs the intervals
+    U.LaneBusyNs.push_back(LR.BusyNs);
+  }
+  U.Run = Interval{R.OriginNs, R.OriginNs + R.MakespanNs};
+  for (auto [Device, L] : ByDevice) {
+    GpuUtilization Gpu;
+    Gpu.Device = Device;
+    Gpu.ComputeNs = R.Lanes[L].KernelNs;
+    U.Gpus.push_back(std::move(Gpu));
+  }
+  return U;
+}
+
+bool dd::utilizationFromLanesLikely(const Graph &G) {
+  std::set<int32_t> WithStream;
+  for (const Lane &L : G.lanes())
+    if (L.Kind == LaneKind::CommChannel ||
+        (L.Kind == LaneKind::GpuStream && !WithStream.insert(L.Device).second))
+      return false;
+  return true;
 }
 
 std::pair<RunUtilization, RunUtilization>

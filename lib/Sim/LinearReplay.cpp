@@ -144,8 +144,12 @@ struct FullStore {
   static constexpr bool EdgesChecked = false;
   int64_t *S;
   int64_t *E;
-  int64_t &startBound(TaskId T) { return S[T]; }
-  int64_t &endBound(TaskId T) { return E[T]; }
+  int64_t startBound(TaskId T) const { return S[T]; }
+  int64_t endBound(TaskId T) const { return E[T]; }
+  void push(TaskId, const Edge &Ed, int64_t En) {
+    int64_t &Bound = Ed.Kind == EdgeKind::Sync ? E[Ed.Dst] : S[Ed.Dst];
+    Bound = std::max(Bound, En);
+  }
   bool laneFree(const Graph &G, TaskId T, LaneId, int64_t &St) const {
     if (TaskId P = G.prevOnLane(T); P != NoId) {
       if (P >= T) // a lane out of slot order
@@ -154,7 +158,7 @@ struct FullStore {
     }
     return true;
   }
-  void visit(TaskId T, LaneId, int64_t St, int64_t En) {
+  void visit(TaskId T, const Task &, int64_t St, int64_t En) {
     S[T] = St;
     E[T] = En;
   }
@@ -177,7 +181,7 @@ bool sim::replaySweep(const Graph &G, SimResult &R, bool LanesAndIterations) {
   llvm::Optional<SummaryBuilder> Summary;
   int64_t T0 = std::numeric_limits<int64_t>::max();
   int64_t MaxEnd = 0; // times run from 0 here
-  const FullStore Store{R.Start.data(), R.End.data()};
+  FullStore Store{R.Start.data(), R.End.data()};
   if (LanesAndIterations) {
     Summary.emplace(G, R);
     if (!sweepTasks<true>(G, Store, &*Summary, T0, MaxEnd))

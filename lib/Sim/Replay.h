@@ -91,8 +91,13 @@ bool replaySweep(const Graph &G, SimResult &R, bool LanesAndIterations = true);
 /// R.Start and R.End are left empty, the times pushed along edges waiting
 /// in a ring no wider than the farthest edge reaches (WindowedSweep.cpp).
 /// False, with \p R half filled, where replaySweep() would refuse \p G or
-/// where some edge reaches so far that the ring would save little.
-bool replayWindowed(const Graph &G, SimResult &R);
+/// where some edge reaches so far that the ring would save little. Shows
+/// \p Observer every task's times and, with \p CriticalPath, sums up the
+/// critical path into R.CriticalPath (SimOptions says what for); sets
+/// R.Observed where the observer was complete().
+bool replayWindowed(const Graph &G, SimResult &R,
+                    TaskTimeObserver *Observer = nullptr,
+                    bool CriticalPath = false);
 
 /// The event-driven engine. \p Policy ranks tasks of ByPriority lanes and may
 /// be null if there are none; its prepare() has been called. Same contract
@@ -123,7 +128,9 @@ public:
   LLVM_ATTRIBUTE_ALWAYS_INLINE void add(const Task &Tk, int64_t S, int64_t E) {
     LaneResult &L = R.Lanes[Tk.Lane];
     L.BusyNs += E - S;
+    L.KernelNs += Tk.Kind == TaskKind::Kernel ? E - S : 0;
     ++L.NumTasks;
+    L.TaskKinds |= 1u << unsigned(Tk.Kind);
     MaxEnd = std::max(MaxEnd, E);
     AnyTask = true;
 

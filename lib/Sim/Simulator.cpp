@@ -24,6 +24,8 @@
 using namespace dd;
 using namespace dd::sim;
 
+TaskTimeObserver::~TaskTimeObserver() = default;
+
 static int64_t timeOrigin(const Graph &G) {
   if (G.numTasks() == 0)
     return 0;
@@ -57,10 +59,14 @@ static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
     // A given order other than slot order is followed (and checked) as
     // given; slot order itself needs no order array at all.
     if (!Opts.Order || isIdentity(*Opts.Order, G.numTaskSlots())) {
-      if (!Opts.TaskTimes && replayWindowed(G, R)) {
+      if (!Opts.TaskTimes &&
+          replayWindowed(G, R, Opts.Observer, Opts.CriticalPath) &&
+          (!Opts.Observer || R.Observed)) {
         Summarized = true;
         return llvm::Error::success();
       }
+      // Otherwise the times are kept, for the caller to measure what an
+      // observer or the critical path did not.
       R = SimResult();
       if (replaySweep(G, R, Opts.LaneAndIterationResults)) {
         Summarized = true;

@@ -13,21 +13,27 @@
 // write of a time: a tenth slower).
 //
 // A store provides:
-//   int64_t &startBound(TaskId T)  the latest end among T's start
+//   int64_t startBound(TaskId T)   the latest end among T's start
 //                                  predecessors so far (0 if none), until T
 //                                  is visited;
-//   int64_t &endBound(TaskId T)    the same among its Sync predecessors
+//   int64_t endBound(TaskId T)     the same among its Sync predecessors
 //                                  (Unset if none);
+//   void push(TaskId Src, const Edge &E, int64_t En)
+//                                  raises E.Dst's bound of E's kind to En,
+//                                  the end of its source Src;
 //   bool laneFree(const Graph &G, TaskId T, LaneId L, int64_t &St)
 //                                  raises St to the end of T's lane
 //                                  predecessor; false if that is not the
 //                                  lane's last task visited (a lane out of
 //                                  slot order);
-//   void visit(TaskId T, LaneId L, int64_t St, int64_t En)
-//                                  keeps what later tasks read of T;
+//   void visit(TaskId T, const Task &Tk, int64_t St, int64_t En)
+//                                  keeps what later tasks read of T (and
+//                                  whatever else the store measures);
 //   static constexpr bool EdgesChecked
 //                                  whether every edge is known to go to a
 //                                  higher id (else the loop checks).
+// The loop works on a copy of the store, which it hands back at the end,
+// so that a store's own running figures can live in registers too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,8 +54,9 @@ namespace dd::sim {
 /// \p MaxEnd. False, midway, if \p G is not laid out as isSweepable()
 /// requires.
 template <bool Credit, class Store>
-bool sweepTasks(const Graph &G, Store S, SummaryBuilder *Summary,
+bool sweepTasks(const Graph &G, Store &Out, SummaryBuilder *Summary,
                 int64_t &EarliestStart, int64_t &LatestEnd) {
+  Store S = Out;
   int64_t T0 = EarliestStart, MaxEnd = LatestEnd;
   const size_t N = G.numTaskSlots();
   const Task *Tasks = G.taskSlots().data();
@@ -63,7 +70,7 @@ bool sweepTasks(const Graph &G, Store S, SummaryBuilder *Summary,
       return false;
     St += Tk.GapNs;
     const int64_t En = std::max(St + Tk.DurationNs, S.endBound(T));
-    S.visit(T, Tk.Lane, St, En);
+    S.visit(T, Tk, St, En);
     if constexpr (Credit)
       Summary->add(Tk, St, En);
     else
@@ -71,11 +78,10 @@ bool sweepTasks(const Graph &G, Store S, SummaryBuilder *Summary,
     for (; Edges != EdgesEnd && Edges->Src == T; ++Edges) {
       if (!Store::EdgesChecked && Edges->Dst <= T) // against slot order
         return false;
-      int64_t &Bound = Edges->Kind == EdgeKind::Sync ? S.endBound(Edges->Dst)
-                                                     : S.startBound(Edges->Dst);
-      Bound = std::max(Bound, En);
+      S.push(T, *Edges, En);
     }
   }
+  Out = S;
   EarliestStart = T0;
   LatestEnd = MaxEnd;
   // An edge left over was out of source order, and so was never pushed.

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "daydream/Analysis/Utilization.h"
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/IRReader.h"
@@ -20,10 +21,12 @@
 #include "daydream/Tools/SimTimeline.h"
 #include "daydream/Tools/ToolSupport.h"
 
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 
+#include <cassert>
 #include <chrono>
 #include <string>
 #include <utility>
@@ -146,21 +149,24 @@ llvm::Error writePictures(const Options &Opt, llvm::StringRef InputName,
 /// speed can be told from loading and reporting (docs/Performance.md).
 class PhaseTimes {
 public:
-  void mark(llvm::StringRef Step) {
+  /// Ends step \p Step, with \p Note said of it after its time.
+  void mark(llvm::StringRef Step, llvm::StringRef Note = "") {
     auto Now = std::chrono::steady_clock::now();
-    Steps.emplace_back(Step.str(),
-                       std::chrono::duration<double>(Now - Last).count());
+    Steps.push_back({Step.str(), Note.str(),
+                     std::chrono::duration<double>(Now - Last).count()});
     Last = Now;
   }
   /// \p Simulated: the tasks the simulate step replayed.
   void print(llvm::raw_ostream &OS, size_t Simulated) const {
     OS << Tool << ": time:";
     const char *Sep = " ";
-    for (const auto &[Step, Seconds] : Steps) {
+    for (const auto &[Step, Note, Seconds] : Steps) {
       OS << Sep << Step << llvm::format(" %.3f s", Seconds);
       if (Step == "simulate" && Seconds > 0)
         OS << llvm::format(" (%zu tasks, %.1f M tasks/s)", Simulated,
                            Simulated / Seconds / 1e6);
+      if (!Note.empty())
+        OS << " (" << Note << ")";
       Sep = ", ";
     }
     OS << "\n";
@@ -168,7 +174,11 @@ public:
 
 private:
   std::chrono::steady_clock::time_point Last = std::chrono::steady_clock::now();
-  std::vector<std::pair<std::string, double>> Steps;
+  struct Step {
+    std::string Name, Note;
+    double Seconds;
+  };
+  std::vector<Step> Steps;
 };
 
 int dd::ddSimMain(int Argc, char **Argv) {
@@ -213,8 +223,14 @@ int dd::ddSimMain(int Argc, char **Argv) {
   Times.mark("symmetry");
   SimOptions SO;
   SO.Policy = Policy->get();
-  // The report alone reads no task's times; the headline and the pictures do.
-  SO.TaskTimes = Opt.Headline || !Opt.Timeline.empty() || !Opt.Plot.empty();
+  // The report alone reads no task's times, and the pictures do. The
+  // headline's are measured during the simulation where it can, and from
+  // the times kept otherwise (Simulator.h).
+  const bool Pictures = !Opt.Timeline.empty() || !Opt.Plot.empty();
+  SO.TaskTimes = Pictures;
+  llvm::Optional<UtilizationObserver> Utilization;
+  if (Opt.Headline && !Pictures)
+    requestHeadline(*G, SO, Utilization);
   // The headline's critical path may need the canonical order; the
   // simulation then uses the same one instead of computing its own. A graph
   // as read from a file needs none (slot order is topological, and the
@@ -234,8 +250,38 @@ int dd::ddSimMain(int Argc, char **Argv) {
   auto R = simulate(*G, SO);
   if (!R)
     return reportError(Tool, InputName + ": " + llvm::toString(R.takeError()));
-  expandResults(Symmetry, *R);
   Times.mark("simulate");
+
+  // From the results as simulate() gave them, which the measures taken on
+  // the way go with; expandHeadline() then adds the ranks left out.
+  llvm::Optional<SimHeadline> Headline;
+  if (Opt.Headline) {
+    auto H = computeHeadline(*G, *R, Order ? &*Order : nullptr,
+                             Utilization ? &*Utilization : nullptr);
+    const bool Again = H && !*H;
+    if (Again) {
+      // The lanes' sums did not do (a collective ran on a GPU's only
+      // stream) and no times were kept: once more, keeping them.
+      SO.TaskTimes = true;
+      SO.Observer = nullptr;
+      R = simulate(*G, SO);
+      if (!R)
+        return reportError(Tool,
+                           InputName + ": " + llvm::toString(R.takeError()));
+      H = computeHeadline(*G, *R, Order ? &*Order : nullptr);
+    }
+    if (!H)
+      return reportError(Tool,
+                         InputName + ": " + llvm::toString(H.takeError()));
+    assert(*H && "the task times are kept");
+    Headline = std::move(**H);
+    expandHeadline(Symmetry, *G, *Headline);
+    Times.mark("headline", (llvm::Twine(Again ? "simulated again; " : "") +
+                            "critical path from " + Headline->PathFrom +
+                            ", utilization from " + Headline->UtilizationFrom)
+                               .str());
+  }
+  expandResults(Symmetry, *R);
 
   if (!Opt.Timeline.empty() || !Opt.Plot.empty())
     if (llvm::Error E = writePictures(Opt, InputName, *G, *R, SO))
@@ -243,16 +289,6 @@ int dd::ddSimMain(int Argc, char **Argv) {
 
   std::string Report;
   llvm::raw_string_ostream OS(Report);
-  llvm::Optional<SimHeadline> Headline;
-  if (Opt.Headline) {
-    auto H = computeHeadline(*G, *R, Order ? &*Order : nullptr);
-    if (!H)
-      return reportError(Tool,
-                         InputName + ": " + llvm::toString(H.takeError()));
-    Headline = std::move(*H);
-    expandHeadline(Symmetry, *G, *Headline);
-    Times.mark("headline");
-  }
   SimReportInfo Info{InputName, (*Policy)->name(),
                      Headline ? &*Headline : nullptr,
                      Symmetry.used() ? &Symmetry : nullptr};

@@ -21,28 +21,58 @@
 
 using namespace dd;
 
-llvm::Expected<SimHeadline> dd::computeHeadline(const Graph &G,
-                                                const SimResult &R,
-                                                const CanonicalOrder *Order) {
+void dd::requestHeadline(const Graph &G, SimOptions &SO,
+                         llvm::Optional<UtilizationObserver> &Observer) {
+  SO.CriticalPath = true;
+  if (!utilizationFromLanesLikely(G)) {
+    Observer.emplace(G);
+    SO.Observer = &*Observer;
+  }
+}
+
+llvm::Expected<llvm::Optional<SimHeadline>>
+dd::computeHeadline(const Graph &G, const SimResult &R,
+                    const CanonicalOrder *Order,
+                    UtilizationObserver *Observed) {
+  // Utilization from the lanes' sums where they do, else as the observer
+  // measured it, else from the task times; if the simulation kept none,
+  // the caller simulates again keeping them.
   SimHeadline H;
+  const bool Times = R.Start.size() == G.numTaskSlots();
+  llvm::Optional<RunUtilization> U = utilizationFromLanes(G, R);
+  H.UtilizationFrom = "the lanes' sums";
+  if (!U && Observed && R.Observed) {
+    U = Observed->result(R);
+    H.UtilizationFrom = "the observer";
+  }
+  if (!U && Times) {
+    U = predictedUtilization(G, R);
+    H.UtilizationFrom = "the task times";
+  }
+  if (!U || (!R.CriticalPath && !Times))
+    return llvm::None;
+
   // The totals only: neither the path's steps nor any slack is shown.
-  auto Path = summarizeCriticalPath(G, R, Order);
-  if (!Path)
-    return Path.takeError();
-  const CriticalPathBreakdown &B = Path->Time;
+  llvm::Optional<CriticalPathTotals> Path = R.CriticalPath;
+  H.PathFrom = "the sweep";
+  if (!Path) {
+    H.PathFrom = "the task times";
+    auto Found = summarizeCriticalPath(G, R, Order);
+    if (!Found)
+      return Found.takeError();
+    Path = CriticalPathTotals::of(*Found);
+  }
   H.CriticalPathNs = R.MakespanNs;
   H.CriticalPathTasks = Path->NumSteps;
-  H.OnGpuNs = B.ByLaneKind[size_t(LaneKind::GpuStream)];
-  H.OnCpuNs = B.ByLaneKind[size_t(LaneKind::CpuThread)];
-  H.OnCommNs = B.ByLaneKind[size_t(LaneKind::CommChannel)];
-  H.GapNs = B.GapNs;
-
-  RunUtilization U = predictedUtilization(G, R);
-  for (const GpuUtilization &Gpu : U.Gpus)
+  H.OnGpuNs = Path->ByLaneKind[size_t(LaneKind::GpuStream)];
+  H.OnCpuNs = Path->ByLaneKind[size_t(LaneKind::CpuThread)];
+  H.OnCommNs = Path->ByLaneKind[size_t(LaneKind::CommChannel)];
+  H.GapNs = Path->GapNs;
+  for (const GpuUtilization &Gpu : U->Gpus)
     H.GpuComputeNs.push_back({Gpu.Device, Gpu.ComputeNs});
-  H.CommunicationNs = U.CommunicationNs;
-  H.OverlappedCommunicationNs = U.OverlappedCommunicationNs;
-  return H;
+  H.CommunicationNs = U->CommunicationNs;
+  H.OverlappedCommunicationNs = U->OverlappedCommunicationNs;
+  return llvm::Optional<SimHeadline>(std::move(H));
 }
 
 void dd::expandHeadline(const SymmetryReduction &S, const Graph &G,

@@ -246,6 +246,32 @@ TEST(SweepTest, WithoutTaskTimesTheSummaryIsTheSame) {
   }
 }
 
+// The windowed sweep adds up the critical path forward as it goes; its
+// totals must be what walking back over the kept times finds.
+TEST(SweepTest, CriticalPathTotalsOnTheWay) {
+  for (uint32_t Seed = 0; Seed != 200; ++Seed) {
+    SCOPED_TRACE("seed " + std::to_string(Seed));
+    Graph G = localDag(Seed, 1 + Seed % 64);
+    SimOptions Lean;
+    Lean.TaskTimes = false;
+    Lean.CriticalPath = true;
+    SimResult R = sim(G, Lean);
+    ASSERT_TRUE(R.CriticalPath.hasValue()) << "windowed sweep not taken";
+    EXPECT_TRUE(R.Start.empty());
+    const SimResult Full = sim(G);
+    EXPECT_FALSE(Full.CriticalPath.hasValue()) << "not asked for";
+    llvm::Expected<CriticalPathSummary> S =
+        summarizeCriticalPath(G, Full, nullptr);
+    ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+    const CriticalPathTotals Want = CriticalPathTotals::of(*S);
+    EXPECT_EQ(R.CriticalPath->NumSteps, Want.NumSteps);
+    EXPECT_EQ(R.CriticalPath->GapNs, Want.GapNs);
+    for (unsigned K = 0; K != NumLaneKinds; ++K)
+      EXPECT_EQ(R.CriticalPath->ByLaneKind[K], Want.ByLaneKind[K])
+          << "lane kind " << K;
+  }
+}
+
 TEST(SweepTest, WithoutTaskTimesFarEdgesKeepTheArrays) {
   // An edge across the whole graph: a window would be the graph itself.
   Graph G = localDag(3, 4);

@@ -21,7 +21,8 @@
 // not in the IR, so no figure here pretends to know them.
 //
 // dd-sim's summary can show the headline figures with
-// predictedUtilization(G, SimResult) and recordedUtilization(G).
+// predictedUtilization(G, SimResult) and recordedUtilization(G), or with a
+// UtilizationObserver that measures them during the simulation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,17 +31,19 @@
 
 #include "daydream/Analysis/IntervalUnion.h"
 #include "daydream/IR/Types.h"
+#include "daydream/Sim/Simulator.h"
 
 #include "llvm/ADT/Optional.h"
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
 namespace dd {
 
 class Graph;
-struct SimResult;
+class LaneMeasure;
 
 struct GpuUtilization {
   int32_t Device = -1;
@@ -78,6 +81,56 @@ RunUtilization predictedUtilization(const Graph &G, const SimResult &R);
 /// The recorded run of \p G: tasks at their recorded StartNs for
 /// DurationNs; iteration windows from Iteration::StartNs and MeasuredNs.
 RunUtilization recordedUtilization(const Graph &G);
+
+/// predictedUtilization()'s figures of the whole run from \p R's lane
+/// results alone (LaneResult::KernelNs), without a walk over the tasks or
+/// their times: a lane runs one task at a time, so where a GPU's kernels
+/// all ran on one lane their union is that lane's sum. Answers where every
+/// GPU's kernels ran on one lane and nothing communicated (no Collective
+/// task, no task on a CommChannel lane); None otherwise. The iteration
+/// windows are left out, as by UtilizationObserver. \p R as simulate()
+/// returned it (expandResults() gives a rank left out its
+/// representative's lanes).
+llvm::Optional<RunUtilization> utilizationFromLanes(const Graph &G,
+                                                    const SimResult &R);
+
+/// Whether utilizationFromLanes() will answer for a simulation of \p G, as
+/// far as its lanes tell: no CommChannel lane, and no device with two GPU
+/// streams. It still will not if a Collective task runs, or a kernel on a
+/// CPU thread of a device that has a GPU stream.
+bool utilizationFromLanesLikely(const Graph &G);
+
+/// predictedUtilization()'s figures of the whole run, measured while the
+/// simulator sweeps (SimOptions::Observer) from the times as they come,
+/// rather than in a walk of its own over the tasks and SimResult's times
+/// afterwards. The iteration windows are not known before the sweep ends,
+/// so RunUtilization::Iterations and every IterationComputeNs stay empty.
+/// The kernels of a GPU stream that is its device's only lane, in a graph
+/// without communication lanes, are metered rather than kept (as by
+/// predictedUtilization()); a Collective task then makes the observer not
+/// complete(), since the overlap with communication needs every kernel,
+/// and the simulator keeps the times instead.
+class UtilizationObserver final : public TaskTimeObserver {
+public:
+  explicit UtilizationObserver(const Graph &G);
+  ~UtilizationObserver() override;
+  void ran(TaskId First, llvm::ArrayRef<int64_t> Start,
+           llvm::ArrayRef<int64_t> End) override;
+  void finish(int64_t OriginNs) override;
+  bool complete() const override;
+  /// The figures of \p R, the simulation that was observed (R.Observed),
+  /// as simulate() returned it: each lane's busy time is its lane result's
+  /// (expandResults() would give a rank left out its representative's).
+  /// Once only.
+  RunUtilization result(const SimResult &R);
+
+private:
+  const Graph &G;
+  std::vector<uint8_t> Meter;
+  bool AnyMeter = false;
+  std::unique_ptr<LaneMeasure> Measure;
+  bool Failed = false;
+};
 
 /// predictedUtilization(G, R) and recordedUtilization(G), from one walk over
 /// the tasks instead of two.

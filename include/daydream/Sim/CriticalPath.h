@@ -106,6 +106,24 @@ struct CriticalPathSummary {
   uint64_t NumSteps = 0;
 };
 
+/// The part of a CriticalPathSummary that dd-sim's headline shows: small
+/// enough for the simulator to carry along every path it might end up on
+/// (SimOptions::CriticalPath).
+struct CriticalPathTotals {
+  uint64_t NumSteps = 0;
+  int64_t GapNs = 0;
+  int64_t ByLaneKind[NumLaneKinds] = {};
+
+  static CriticalPathTotals of(const CriticalPathSummary &S) {
+    CriticalPathTotals T;
+    T.NumSteps = S.NumSteps;
+    T.GapNs = S.Time.GapNs;
+    for (unsigned K = 0; K != NumLaneKinds; ++K)
+      T.ByLaneKind[K] = S.Time.ByLaneKind[K];
+    return T;
+  }
+};
+
 /// breakDown() of findCriticalPath()'s path, and its length in steps: what
 /// dd-sim's headline shows. On a graph laid out as a file holds it, with
 /// every lane InOrder, it keeps one task id per task instead of the path and

@@ -74,7 +74,10 @@
 #define DAYDREAM_SIM_SIMULATOR_H
 
 #include "daydream/IR/Types.h"
+#include "daydream/Sim/CriticalPath.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/Optional.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -85,6 +88,28 @@ namespace dd {
 
 class Graph;
 class SchedulingPolicy;
+
+/// Sees every task's simulated times as the windowed sweep engine computes
+/// them (SimOptions::Observer), for an analysis that would otherwise read
+/// SimResult::Start and End in a walk of its own over the tasks after the
+/// simulation: the task records are still in the cache, and no array of
+/// times is needed at all (dd-sim's headline measures utilization so).
+class TaskTimeObserver {
+public:
+  virtual ~TaskTimeObserver();
+  /// Tasks First, First + 1, ... ran from Start[I] to End[I]. Tasks come
+  /// in slot order, in runs of a few thousand; the times are counted from
+  /// an origin that finish() gives.
+  virtual void ran(TaskId First, llvm::ArrayRef<int64_t> Start,
+                   llvm::ArrayRef<int64_t> End) = 0;
+  /// Every task was seen; adding \p OriginNs to a time seen makes it
+  /// absolute (SimResult's).
+  virtual void finish(int64_t OriginNs) = 0;
+  /// Whether the observer could measure what it wanted from the times as
+  /// they came. If not, the simulator keeps every task's times after all
+  /// (SimResult::Observed false), for the caller to measure from them.
+  virtual bool complete() const = 0;
+};
 
 struct SimOptions {
   /// Ranks ready tasks on ByPriority lanes; null means recorded-order. Not
@@ -107,6 +132,18 @@ struct SimOptions {
   /// engine then credits no task to its lane and iteration). Not with
   /// TaskTimes false.
   bool LaneAndIterationResults = true;
+  /// Shown every task's times during the simulation where the windowed
+  /// sweep engine runs (a graph laid out as a file holds it, TaskTimes
+  /// false); SimResult::Observed says whether it was. Otherwise, or if it
+  /// was not complete(), what it saw is to be ignored and SimResult::Start
+  /// and End are kept, TaskTimes false or not.
+  TaskTimeObserver *Observer = nullptr;
+  /// Add up the critical path (CriticalPath.h) during the simulation where
+  /// the windowed sweep engine runs, into SimResult::CriticalPath, instead
+  /// of keeping the task times a later summarizeCriticalPath() reads.
+  /// Otherwise SimResult::CriticalPath stays None and the times are kept,
+  /// as for Observer.
+  bool CriticalPath = false;
 };
 
 struct IterationResult {
@@ -124,7 +161,13 @@ struct IterationResult {
 struct LaneResult {
   /// Sum of end - start over the lane's live tasks.
   int64_t BusyNs = 0;
+  /// The same over its Kernel tasks alone. A lane runs one task at a time,
+  /// so this is the time it ran kernels: a GPU's compute time, where the
+  /// GPU has one stream (Utilization.h).
+  int64_t KernelNs = 0;
   uint64_t NumTasks = 0;
+  /// Bit 1 << k set where the lane ran a task of TaskKind k.
+  uint32_t TaskKinds = 0;
 };
 
 struct SimResult {
@@ -141,6 +184,11 @@ struct SimResult {
   std::vector<IterationResult> Iterations;
   /// Indexed by LaneId; empty as Iterations may be.
   std::vector<LaneResult> Lanes;
+  /// SimOptions::Observer saw every task, and was complete().
+  bool Observed = false;
+  /// What summarizeCriticalPath() would say of this run, in totals, where
+  /// SimOptions::CriticalPath asked for it and the windowed sweep found it.
+  llvm::Optional<CriticalPathTotals> CriticalPath;
 };
 
 /// Replays \p G. Fails only if edges and lane order form a cycle (with the

@@ -19,6 +19,7 @@
 #ifndef DAYDREAM_TOOLS_SIMREPORT_H
 #define DAYDREAM_TOOLS_SIMREPORT_H
 
+#include "llvm/ADT/Optional.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -33,6 +34,8 @@ class Graph;
 struct CanonicalOrder;
 struct SimResult;
 struct SymmetryReduction;
+struct SimOptions;
+class UtilizationObserver;
 
 /// The figures people decide from (docs/passes/print-critical-path.md and
 /// print-utilization.md have the definitions and the full reports).
@@ -46,6 +49,10 @@ struct SimHeadline {
   std::vector<std::pair<int32_t, int64_t>> GpuComputeNs;
   /// Communication time and the part of it that overlapped kernels.
   int64_t CommunicationNs = 0, OverlappedCommunicationNs = 0;
+  /// Where the figures came from, for dd-sim -time-phases: "the sweep" or
+  /// "the task times" for the critical path; "the lanes' sums", "the
+  /// observer" or "the task times" for the utilization.
+  const char *PathFrom = "", *UtilizationFrom = "";
 };
 
 struct SimReportInfo {
@@ -60,15 +67,28 @@ struct SimReportInfo {
 
 /// Gives \p H, computed on a graph reduced by symmetry, the GPUs of the
 /// ranks left out (their representatives' figures).
-void expandHeadline(const SymmetryReduction &S, const Graph &G,
-                    SimHeadline &H);
+void expandHeadline(const SymmetryReduction &S, const Graph &G, SimHeadline &H);
+
+/// Asks \p SO, the options of a simulation of \p G, to measure on the way
+/// what the headline needs of every task's times: the critical path's
+/// totals, and (where the lanes' sums will not do, utilizationFromLanes())
+/// the utilization, with \p Observer, which this sets up.
+void requestHeadline(const Graph &G, SimOptions &SO,
+                     llvm::Optional<UtilizationObserver> &Observer);
 
 /// Computes the headline figures of \p R, a simulation of \p G whose
 /// canonical order is \p Order (the one the simulation ran in, so that it is
 /// computed once), or null if none was needed: it is then computed only if
-/// the critical path needs it (summarizeCriticalPath()).
-llvm::Expected<SimHeadline> computeHeadline(const Graph &G, const SimResult &R,
-                                            const CanonicalOrder *Order);
+/// the critical path needs it (summarizeCriticalPath()). What the simulation
+/// measured on the way (requestHeadline()) is taken as it is: the critical
+/// path's totals (R.CriticalPath), and the utilization from the lanes' sums
+/// or from \p Observed, the observer that saw the simulation (R.Observed);
+/// the rest is measured from R's task times. None where R has neither (the
+/// lanes' sums did not do after all, and no times were kept): the caller
+/// simulates again, keeping the times. \p R as simulate() returned it.
+llvm::Expected<llvm::Optional<SimHeadline>>
+computeHeadline(const Graph &G, const SimResult &R, const CanonicalOrder *Order,
+                UtilizationObserver *Observed = nullptr);
 
 void printSimReportText(const Graph &G, const SimResult &R,
                         const SimReportInfo &Info, llvm::raw_ostream &OS);
