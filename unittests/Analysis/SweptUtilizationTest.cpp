@@ -14,6 +14,7 @@
 
 #include "../IR/GraphBuilder.h"
 #include "../Sim/SimTestUtil.h"
+#include "UtilizationTestUtil.h"
 #include "daydream/Analysis/Utilization.h"
 
 #include "gtest/gtest.h"
@@ -62,19 +63,6 @@ Graph randomJob(uint32_t Seed) {
   return fileCopy(G);
 }
 
-void expectSameFigures(const RunUtilization &A, const RunUtilization &B) {
-  EXPECT_EQ(A.Run.Begin, B.Run.Begin);
-  EXPECT_EQ(A.Run.End, B.Run.End);
-  ASSERT_EQ(A.Gpus.size(), B.Gpus.size());
-  for (size_t I = 0; I != A.Gpus.size(); ++I) {
-    EXPECT_EQ(A.Gpus[I].Device, B.Gpus[I].Device);
-    EXPECT_EQ(A.Gpus[I].ComputeNs, B.Gpus[I].ComputeNs) << "GPU " << I;
-  }
-  EXPECT_EQ(A.LaneBusyNs, B.LaneBusyNs);
-  EXPECT_EQ(A.CommunicationNs, B.CommunicationNs);
-  EXPECT_EQ(A.OverlappedCommunicationNs, B.OverlappedCommunicationNs);
-}
-
 bool communicates(const Graph &G) {
   for (TaskId T = 0; T != G.numTaskSlots(); ++T)
     if (G.task(T).Kind == TaskKind::Collective ||
@@ -99,7 +87,7 @@ TEST(SweptUtilizationTest, MatchesTheWalkOverKeptTimes) {
     if (R.Observed) {
       ++Observed;
       EXPECT_TRUE(R.Start.empty()) << "times kept though observed";
-      expectSameFigures(U.result(R), Ref);
+      expectSameUtilization(U.result(R), Ref, /*Iterations=*/false);
     } else {
       // Only a collective after metering began is refused; the times are
       // then kept for the caller.
@@ -115,7 +103,7 @@ TEST(SweptUtilizationTest, MatchesTheWalkOverKeptTimes) {
       ++FromLanes;
       EXPECT_TRUE(OneLaneEach);
       EXPECT_FALSE(communicates(G));
-      expectSameFigures(*Sums, Ref);
+      expectSameUtilization(*Sums, Ref, /*Iterations=*/false);
     } else {
       ++NotFromLanes;
       EXPECT_TRUE(!OneLaneEach || communicates(G));

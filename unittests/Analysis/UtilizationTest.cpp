@@ -13,6 +13,7 @@
 
 #include "daydream/Analysis/Utilization.h"
 #include "../IR/GraphBuilder.h"
+#include "UtilizationTestUtil.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/Simulator.h"
 
@@ -74,20 +75,6 @@ RunUtilization reference(const Graph &G, const RunUtilization &Shape,
   return U;
 }
 
-void expectSame(const RunUtilization &A, const RunUtilization &B) {
-  EXPECT_EQ(A.Run.Begin, B.Run.Begin);
-  EXPECT_EQ(A.Run.End, B.Run.End);
-  ASSERT_EQ(A.Gpus.size(), B.Gpus.size());
-  for (size_t I = 0; I != A.Gpus.size(); ++I) {
-    EXPECT_EQ(A.Gpus[I].Device, B.Gpus[I].Device);
-    EXPECT_EQ(A.Gpus[I].ComputeNs, B.Gpus[I].ComputeNs);
-    EXPECT_EQ(A.Gpus[I].IterationComputeNs, B.Gpus[I].IterationComputeNs);
-  }
-  EXPECT_EQ(A.LaneBusyNs, B.LaneBusyNs);
-  EXPECT_EQ(A.CommunicationNs, B.CommunicationNs);
-  EXPECT_EQ(A.OverlappedCommunicationNs, B.OverlappedCommunicationNs);
-}
-
 /// Random lanes of every kind over three devices; each lane's tasks in time
 /// order or shuffled, some empty, some overlapping, a few dead. Without
 /// \p Comm, no communication lane and no collective, and most devices with
@@ -144,10 +131,11 @@ TEST(UtilizationTest, RecordedMatchesPlainUnions) {
     RunUtilization U = recordedUtilization(G);
     RunUtilization Shape = U;
     Shape.Run = recordedRun(G);
-    expectSame(U, reference(G, Shape, [&](TaskId T) {
-                 const Task &Tk = G.task(T);
-                 return Interval{Tk.StartNs, Tk.StartNs + Tk.DurationNs};
-               }));
+    expectSameUtilization(
+        U, reference(G, Shape, [&](TaskId T) {
+          const Task &Tk = G.task(T);
+          return Interval{Tk.StartNs, Tk.StartNs + Tk.DurationNs};
+        }));
   }
 }
 
@@ -174,13 +162,13 @@ TEST(UtilizationTest, PredictedMatchesPlainUnions) {
     R.Iterations[0].PredictedNs = 700;
     R.Iterations[1].PredictedNs = -1;
     RunUtilization U = predictedUtilization(G, R);
-    expectSame(U, reference(G, U, [&](TaskId T) {
-                 return Interval{R.Start[T], R.End[T]};
-               }));
+    expectSameUtilization(U, reference(G, U, [&](TaskId T) {
+                            return Interval{R.Start[T], R.End[T]};
+                          }));
     // Both runs in one walk.
     auto [P, Rec] = predictedAndRecordedUtilization(G, R);
-    expectSame(P, U);
-    expectSame(Rec, recordedUtilization(G));
+    expectSameUtilization(P, U);
+    expectSameUtilization(Rec, recordedUtilization(G));
   }
 }
 
