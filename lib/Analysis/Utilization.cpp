@@ -15,6 +15,7 @@
 
 #include "daydream/Analysis/Utilization.h"
 #include "LaneMeasure.h"
+#include "UnionStream.h"
 
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/Simulator.h"
@@ -31,34 +32,6 @@ using namespace dd;
 
 namespace {
 
-/// The union of several sorted, disjoint runs as one sorted vector (not yet
-/// merged where runs overlap): pairwise merges, O(n log runs).
-std::vector<Interval>
-mergeRuns(llvm::ArrayRef<const std::vector<Interval> *> Runs) {
-  std::vector<Interval> All;
-  std::vector<size_t> Bounds{0};
-  for (const std::vector<Interval> *R : Runs)
-    if (!R->empty()) {
-      All.insert(All.end(), R->begin(), R->end());
-      Bounds.push_back(All.size());
-    }
-  auto Less = [](Interval A, Interval B) {
-    return A.Begin < B.Begin || (A.Begin == B.Begin && A.End < B.End);
-  };
-  while (Bounds.size() > 2) {
-    std::vector<size_t> Next{0};
-    for (size_t I = 0; I + 2 < Bounds.size(); I += 2) {
-      std::inplace_merge(All.begin() + Bounds[I], All.begin() + Bounds[I + 1],
-                         All.begin() + Bounds[I + 2], Less);
-      Next.push_back(Bounds[I + 2]);
-    }
-    if (Bounds.size() % 2 == 0) // an odd run out, kept as it is
-      Next.push_back(Bounds.back());
-    Bounds.swap(Next);
-  }
-  return All;
-}
-
 /// The union of several lanes' sorted, disjoint runs, taking over a lone
 /// run instead of copying it.
 IntervalUnion unionOfRuns(std::vector<std::vector<Interval> *> Runs) {
@@ -66,8 +39,18 @@ IntervalUnion unionOfRuns(std::vector<std::vector<Interval> *> Runs) {
                  [](const std::vector<Interval> *R) { return R->empty(); });
   if (Runs.size() == 1)
     return IntervalUnion::fromMerged(std::move(*Runs.front()));
-  std::vector<const std::vector<Interval> *> Const(Runs.begin(), Runs.end());
-  return IntervalUnion(mergeRuns(Const));
+  std::vector<llvm::ArrayRef<Interval>> Views;
+  size_t Total = 0;
+  for (const std::vector<Interval> *R : Runs) {
+    Views.push_back(*R);
+    Total += R->size();
+  }
+  // Room for every interval; what merging saves is never touched, so it
+  // costs address space, not memory.
+  std::vector<Interval> Merged;
+  Merged.reserve(Total);
+  UnionStream(Views).collect(Merged);
+  return IntervalUnion::fromMerged(std::move(Merged));
 }
 
 /// One run to measure.
@@ -168,16 +151,13 @@ RunUtilization combine(const Graph &G, RunSpec &Spec,
     return U; // nothing to overlap: spare the union of every kernel
   assert(DeviceBusy.size() == ByDevice.size() && "a lane was metered");
   // Every kernel ran on some device, so the devices' unions together are
-  // the union of all kernels.
-  std::vector<const std::vector<Interval> *> AllKernels;
-  std::vector<std::vector<Interval>> Copies;
-  Copies.reserve(DeviceBusy.size());
-  for (const IntervalUnion &Busy : DeviceBusy) {
-    Copies.emplace_back(Busy.intervals().begin(), Busy.intervals().end());
-    AllKernels.push_back(&Copies.back());
-  }
-  U.OverlappedCommunicationNs =
-      Comm.overlapWith(IntervalUnion(mergeRuns(AllKernels)));
+  // the union of all kernels; it is measured against communication as it
+  // comes, not kept.
+  std::vector<llvm::ArrayRef<Interval>> AllKernels;
+  for (const IntervalUnion &Busy : DeviceBusy)
+    AllKernels.push_back(Busy.intervals());
+  UnionStream Kernels(AllKernels);
+  U.OverlappedCommunicationNs = overlapOf(Comm, Kernels);
   return U;
 }
 
