@@ -12,6 +12,7 @@
 #include "daydream/IR/BinaryFormat.h"
 #include "daydream/IR/Verifier.h"
 #include "daydream/IR/ddir_generated.h"
+#include "daydream/Support/FreshMemory.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -161,11 +162,34 @@ llvm::Error readEdgeArrays(const fb::Graph &In, Graph &G) {
   return llvm::Error::success();
 }
 
+/// Copies \p Records, a file's records, into the graph in runs of a few
+/// megabytes with \p Append (which returns NoId or the index of a record
+/// it refused). With \p Drop the records lie in a read-only mapping of the
+/// file, and each run's pages are handed back to the kernel once copied
+/// (the file still holds them): the records are then resident once, in the
+/// graph, rather than twice. Returns NoId or the index of the record
+/// refused.
+template <typename T, typename AppendFn>
+uint32_t copyRecords(llvm::ArrayRef<T> Records, bool Drop, AppendFn Append) {
+  constexpr size_t Run = (size_t(4) << 20) / sizeof(T);
+  for (size_t At = 0; At < Records.size(); At += Run) {
+    llvm::ArrayRef<T> Part =
+        Records.slice(At, std::min(Run, Records.size() - At));
+    if (uint32_t Bad = Append(Part); Bad != NoId)
+      return uint32_t(At) + Bad;
+    // The pages wholly copied so far; one that a later run shares is
+    // dropped with that run.
+    if (Drop)
+      dropFilePages(Records.data(), Part.data() + Part.size());
+  }
+  return NoId;
+}
+
 /// Reads the edges of \p In, a version-3 file: one array of structs, used in
 /// place when \p Writable (the same bytes as \p Bytes, writable) is given,
-/// else copied in one block.
+/// else copied (with \p Drop, as copyRecords() says).
 llvm::Error readEdgeStructs(const fb::Graph &In, StringRef Bytes,
-                            char *Writable, Graph &G) {
+                            char *Writable, bool Drop, Graph &G) {
   if (In.edge_src() || In.edge_dst() || In.edge_kind())
     return fail("version 3 file with version 2 edge arrays");
   const auto *Es = In.edges();
@@ -181,15 +205,22 @@ llvm::Error readEdgeStructs(const fb::Graph &In, StringRef Bytes,
     G.adoptEdges(
         {reinterpret_cast<Edge *>(Writable + (At - Bytes.data())), Es->size()});
   else
-    G.appendEdges({reinterpret_cast<const Edge *>(At), Es->size()});
+    copyRecords(
+        llvm::ArrayRef<Edge>(reinterpret_cast<const Edge *>(At), Es->size()),
+        Drop, [&](llvm::ArrayRef<Edge> Part) {
+          G.appendEdges(Part);
+          return uint32_t(NoId);
+        });
   return llvm::Error::success();
 }
 
 } // namespace
 
 /// parseBinaryGraph(), adopting the task records in place when \p Writable
-/// (the same bytes as \p Bytes, writable) is given.
-static Expected<Graph> parse(StringRef Bytes, char *Writable) {
+/// (the same bytes as \p Bytes, writable) is given, else copying them, and
+/// with \p Drop handing the copied pages of \p Bytes, a read-only mapping
+/// of a file, back to the kernel (copyRecords()).
+static Expected<Graph> parse(StringRef Bytes, char *Writable, bool Drop) {
   const auto *Data = reinterpret_cast<const uint8_t *>(Bytes.data());
   if (Bytes.size() < 8 || !fb::GraphBufferHasIdentifier(Data))
     return fail("not a binary .ddir file (no 'DDIR' identifier)");
@@ -260,7 +291,11 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable) {
       Bad = G.adoptTasks({First, Tasks->size()}, &Bounds);
     } else {
       Records = asGraphTasks(*Tasks, Converted);
-      Bad = G.appendTasks(Records, &Bounds);
+      // Converted records are the reader's own memory: nothing to drop.
+      Bad = copyRecords(Records, Drop && Converted.empty(),
+                        [&](llvm::ArrayRef<Task> Part) {
+                          return G.appendTasks(Part, &Bounds);
+                        });
     }
     if (Bad != NoId) {
       const Task &Tk = Records[Bad];
@@ -289,8 +324,9 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable) {
   if (auto *Notes = In->task_notes())
     for (const fb::TaskNote *N : *Notes)
       G.addNoteRaw(TaskNote{N->task(), N->key(), N->value()});
-  if (llvm::Error E = Version == 2 ? readEdgeArrays(*In, G)
-                                   : readEdgeStructs(*In, Bytes, Writable, G))
+  if (llvm::Error E = Version == 2
+                          ? readEdgeArrays(*In, G)
+                          : readEdgeStructs(*In, Bytes, Writable, Drop, G))
     return std::move(E);
   // Absent in files written before memory events existed: those have none.
   // Lanes are checked by the semantic verifier, as nothing here needs them.
@@ -305,9 +341,14 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable) {
 }
 
 Expected<Graph> dd::parseBinaryGraph(StringRef Bytes) {
-  return parse(Bytes, nullptr);
+  return parse(Bytes, nullptr, /*Drop=*/false);
 }
 
 Expected<Graph> dd::parseBinaryGraphInPlace(llvm::MutableArrayRef<char> Bytes) {
-  return parse(StringRef(Bytes.data(), Bytes.size()), Bytes.data());
+  return parse(StringRef(Bytes.data(), Bytes.size()), Bytes.data(),
+               /*Drop=*/false);
+}
+
+Expected<Graph> dd::parseMappedBinaryGraph(StringRef Bytes) {
+  return parse(Bytes, nullptr, /*Drop=*/true);
 }

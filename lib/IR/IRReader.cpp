@@ -86,9 +86,14 @@ static Expected<Graph> readBytes(llvm::MemoryBuffer &Buf,
     return withName(Name, llvm::createStringError(
                               llvm::inconvertibleErrorCode(), "file is empty"));
   const bool Binary = looksLikeBinaryIR(Bytes);
-  Expected<Graph> G = !Binary            ? parseTextGraph(Bytes)
-                      : Writable.empty() ? parseBinaryGraph(Bytes)
-                                         : parseBinaryGraphInPlace(Writable);
+  // A mapped file's pages can be handed back once copied; a buffer read
+  // into memory (stdin) cannot.
+  const bool Mapped =
+      Buf.getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap;
+  Expected<Graph> G = !Binary             ? parseTextGraph(Bytes)
+                      : !Writable.empty() ? parseBinaryGraphInPlace(Writable)
+                      : Mapped            ? parseMappedBinaryGraph(Bytes)
+                                          : parseBinaryGraph(Bytes);
   if (!G)
     return withName(Name, G.takeError());
   // The binary reader checks each task as it links it at its lane's end.

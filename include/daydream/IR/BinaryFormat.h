@@ -28,6 +28,12 @@ constexpr uint32_t OldestBinaryFormatVersion = 2;
 /// (TaskFieldBounds.h) as it links the task into its lane, and nothing
 /// else: verifyAsRead() does the rest of verifyGraph().
 llvm::Expected<Graph> parseBinaryGraph(llvm::StringRef Bytes);
+/// The same for \p Bytes that are a read-only mapping of a file, which
+/// holds them: the task and edge records are copied a few megabytes at a
+/// time, and each part's pages handed back to the kernel once copied, so
+/// that the records are resident once rather than twice (a reader that
+/// adds tasks and so cannot use them in place keeps 48 bytes a task less).
+llvm::Expected<Graph> parseMappedBinaryGraph(llvm::StringRef Bytes);
 /// The same, but the graph may keep using the task and edge records where
 /// they lie in \p Bytes (TaskStore.h) instead of copying them: \p Bytes must be
 /// writable memory no one else sees (a private mapping of the file) and

@@ -43,6 +43,25 @@ inline void prefault(const void *Begin, const void *End) {
 #endif
 }
 
+/// Hands back to the kernel the whole pages within [\p Begin, \p End) of a
+/// read-only mapping of a file (MADV_DONTNEED): they leave the resident set,
+/// and a later read maps them again from the file, unchanged. Only for
+/// memory the process has not written: anonymous or written pages would
+/// read back as zeros.
+inline void dropFilePages(const void *Begin, const void *End) {
+#if defined(__linux__) && defined(MADV_DONTNEED)
+  constexpr uintptr_t Page = 4096;
+  const uintptr_t B =
+      (reinterpret_cast<uintptr_t>(Begin) + Page - 1) & ~(Page - 1);
+  const uintptr_t E = reinterpret_cast<uintptr_t>(End) & ~(Page - 1);
+  if (E > B)
+    (void)madvise(reinterpret_cast<void *>(B), E - B, MADV_DONTNEED);
+#else
+  (void)Begin;
+  (void)End;
+#endif
+}
+
 /// V.resize(N, X), prefaulted where V's capacity already holds N (a reader
 /// reserves first) and the slots past its size are fresh memory.
 template <class T> void resizeFresh(std::vector<T> &V, size_t N, T X) {
