@@ -35,6 +35,7 @@ void Graph::reserve(size_t NumTasks, size_t NumEdges, size_t NumAttrs) {
 
 TaskId Graph::appendSlot(const Task &T) {
   assert(T.Lane < Lanes.size() && "task on a lane that does not exist");
+  ensureLinks();
   Tasks.push_back(T);
   Prev.push_back(NoId);
   Next.push_back(NoId);
@@ -69,9 +70,15 @@ uint32_t Graph::linkNewTasks(TaskId First, const TaskFieldBounds *Check) {
 
 template <bool Checked>
 uint32_t Graph::linkNewTasks(TaskId First, const TaskFieldBounds &Check) {
-  // Eight bytes a task of fresh memory, prefaulted (FreshMemory.h).
-  resizeFresh(Prev, Tasks.size(), NoId);
-  resizeFresh(Next, Tasks.size(), NoId);
+  // Into a graph without tasks, every lane's list is its tasks in slot
+  // order: only its ends are kept, and the links wait until asked for.
+  const bool Lazy = First == 0;
+  if (!Lazy) {
+    ensureLinks();
+    // Eight bytes a task of fresh memory, prefaulted (FreshMemory.h).
+    resizeFresh(Prev, Tasks.size(), NoId);
+    resizeFresh(Next, Tasks.size(), NoId);
+  }
   Dead.resize(Tasks.size(), false);
   // Lanes (and the other fields, if asked) are checked in the same pass
   // that links: a separate pass over the tasks cost as much as linking them
@@ -85,30 +92,56 @@ uint32_t Graph::linkNewTasks(TaskId First, const TaskFieldBounds &Check) {
       return T - First;
     }
     TaskId &Tail = LaneTail[L];
-    Prev[T] = Tail;
-    if (Tail != NoId)
-      Next[Tail] = T;
-    else
+    if (!Lazy) {
+      Prev[T] = Tail;
+      if (Tail != NoId)
+        Next[Tail] = T;
+    }
+    if (Tail == NoId)
       LaneHead[L] = T;
     Tail = T;
   }
+  LinksPending = Lazy && !Tasks.empty();
   return NoId;
 }
 
 void Graph::unlinkNewTasks(TaskId First, TaskId Linked) {
-  // Back to front, so that each lane's tail steps back to where it was.
-  for (TaskId T = Linked; T-- != First;) {
-    const LaneId L = Tasks[T].Lane;
-    LaneTail[L] = Prev[T];
-    if (Prev[T] != NoId)
-      Next[Prev[T]] = NoId;
-    else
-      LaneHead[L] = NoId;
+  if (First == 0) {
+    // Nothing was linked but the lanes' ends.
+    std::fill(LaneHead.begin(), LaneHead.end(), NoId);
+    std::fill(LaneTail.begin(), LaneTail.end(), NoId);
+  } else {
+    // Back to front, so that each lane's tail steps back to where it was.
+    for (TaskId T = Linked; T-- != First;) {
+      const LaneId L = Tasks[T].Lane;
+      LaneTail[L] = Prev[T];
+      if (Prev[T] != NoId)
+        Next[Prev[T]] = NoId;
+      else
+        LaneHead[L] = NoId;
+    }
   }
   Tasks.truncate(First);
-  Prev.resize(First);
-  Next.resize(First);
+  Prev.resize(std::min(Prev.size(), size_t(First)));
+  Next.resize(std::min(Next.size(), size_t(First)));
   Dead.resize(First);
+}
+
+void Graph::buildLinks() const {
+  // Eight bytes a task of fresh memory, prefaulted (FreshMemory.h).
+  resizeFresh(Prev, Tasks.size(), NoId);
+  resizeFresh(Next, Tasks.size(), NoId);
+  std::vector<TaskId> Tail(Lanes.size(), NoId);
+  for (TaskId T = 0, E = Tasks.size(); T != E; ++T) {
+    if (Dead[T])
+      continue;
+    TaskId &Last = Tail[Tasks[T].Lane];
+    Prev[T] = Last;
+    if (Last != NoId)
+      Next[Last] = T;
+    Last = T;
+  }
+  LinksPending = false;
 }
 
 TaskId Graph::insertTaskAfter(TaskId Pos, const Task &T) {
@@ -130,6 +163,7 @@ TaskId Graph::insertTaskBefore(TaskId Pos, const Task &T) {
 }
 
 void Graph::removeTask(TaskId T) {
+  ensureLinks();
   if (Dead[T])
     return;
   unlink(T);
@@ -138,6 +172,7 @@ void Graph::removeTask(TaskId T) {
 }
 
 void Graph::removeLaneTasks(LaneId L) {
+  ensureLinks();
   for (TaskId T = LaneHead[L]; T != NoId;) {
     TaskId N = Next[T];
     Prev[T] = Next[T] = NoId;
@@ -149,6 +184,7 @@ void Graph::removeLaneTasks(LaneId L) {
 }
 
 void Graph::moveTask(TaskId T, LaneId L, TaskId After) {
+  ensureLinks();
   assert(isLive(T) && L < Lanes.size());
   unlink(T);
   Tasks[T].Lane = L;
@@ -179,11 +215,19 @@ void Graph::permuteTasks(llvm::ArrayRef<TaskId> NewId) {
   for (TaskNote &N : Notes)
     if (N.Task < NewId.size())
       N.Task = NewId[N.Task];
-  // Each lane keeps its order, so its tasks are linked again in id order.
+  // Each lane keeps its order, so its list is its tasks in id order: only
+  // the ends are kept, and the links wait until asked for.
   std::fill(LaneHead.begin(), LaneHead.end(), NoId);
   std::fill(LaneTail.begin(), LaneTail.end(), NoId);
-  for (TaskId T = 0, E = Tasks.size(); T != E; ++T)
-    linkAtEnd(T, Tasks[T].Lane);
+  for (TaskId T = 0, E = Tasks.size(); T != E; ++T) {
+    const LaneId L = Tasks[T].Lane;
+    if (LaneHead[L] == NoId)
+      LaneHead[L] = T;
+    LaneTail[L] = T;
+  }
+  std::vector<TaskId>().swap(Prev);
+  std::vector<TaskId>().swap(Next);
+  LinksPending = !Tasks.empty();
 }
 
 // Entries may be shared by several tasks (writers deduplicate them), so a

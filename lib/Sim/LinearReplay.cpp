@@ -124,7 +124,7 @@ bool sim::isSweepable(const Graph &G) {
   const size_t N = G.numTaskSlots();
   if (G.numTasks() != N)
     return false;
-  for (TaskId T = 0; T != N; ++T) {
+  for (TaskId T = 0; !G.lanesFollowSlotOrder() && T != N; ++T) {
     TaskId P = G.prevOnLane(T);
     if (P != NoId && P >= T)
       return false;

@@ -59,9 +59,10 @@ struct WindowStore {
     Bound = std::max(Bound, En);
   }
   /// The lane's last task visited must be T's lane predecessor: each lane's
-  /// list in increasing ids.
+  /// list in increasing ids (known without looking where the graph's lanes
+  /// follow slot order, whose links then need not be built).
   bool laneFree(const Graph &G, TaskId T, LaneId L, int64_t &St) const {
-    if (G.prevOnLane(T) != LaneLast[L])
+    if (!SlotOrderLanes && G.prevOnLane(T) != LaneLast[L])
       return false;
     if (LaneLast[L] != NoId)
       St = std::max(St, LaneEnd[L]);
@@ -78,6 +79,7 @@ struct WindowStore {
   int64_t *StartBound, *EndBound;
   int64_t *LaneEnd;
   TaskId *LaneLast;
+  bool SlotOrderLanes;
 };
 
 /// Tasks handed to an observer at a time.
@@ -221,8 +223,9 @@ bool sim::replayWindowed(const Graph &G, SimResult &R,
   std::vector<int64_t> StartBound(Window, 0), EndBound(Window, Unset);
   std::vector<int64_t> LaneEnd(G.numLanes(), 0);
   std::vector<TaskId> LaneLast(G.numLanes(), NoId);
-  const WindowStore Plain{Window - 1, StartBound.data(), EndBound.data(),
-                          LaneEnd.data(), LaneLast.data()};
+  const WindowStore Plain{Window - 1,      StartBound.data(),
+                          EndBound.data(), LaneEnd.data(),
+                          LaneLast.data(), G.lanesFollowSlotOrder()};
   SummaryBuilder Summary(G, R);
   int64_t T0 = std::numeric_limits<int64_t>::max(), MaxEnd = 0;
   std::vector<int64_t> RunStart, RunEnd;

@@ -5,6 +5,8 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <random>
+#include <string>
 #include <tuple>
 
 using namespace dd;
@@ -167,6 +169,100 @@ TEST(GraphTest, AttrsAndNotes) {
   G.addNote(T, "k", "v");
   ASSERT_EQ(G.notes().size(), 1u);
   EXPECT_EQ(G.str(G.notes()[0].Value), "v");
+}
+
+} // namespace
+
+namespace {
+
+/// Every lane's list, walked from its head and checked back from its tail.
+std::vector<std::vector<TaskId>> laneLists(const Graph &G) {
+  std::vector<std::vector<TaskId>> Lists;
+  for (LaneId L = 0; L != G.numLanes(); ++L) {
+    Lists.emplace_back();
+    TaskId Prev = NoId;
+    for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
+      EXPECT_EQ(G.prevOnLane(T), Prev) << "task " << T;
+      Lists.back().push_back(T);
+      Prev = T;
+    }
+    EXPECT_EQ(G.laneTail(L), Prev) << "lane " << L;
+  }
+  return Lists;
+}
+
+// A graph whose tasks were appended into it at once (as a file is read)
+// keeps only its lanes' ends and builds the links when first asked for, or
+// when a list first changes. Random changes applied to it and to the same
+// graph built task by task, without a look at the links in between, must
+// leave the same lists.
+TEST(GraphTest, LinksBuiltWhenFirstNeededAreTheSame) {
+  for (uint32_t Seed = 0; Seed != 100; ++Seed) {
+    SCOPED_TRACE("seed " + std::to_string(Seed));
+    std::mt19937 Rng(Seed);
+    auto Pick = [&](uint32_t N) { return uint32_t(Rng() % N); };
+    Graph Eager, Lazy;
+    for (Graph *G : {&Eager, &Lazy})
+      for (unsigned L = 0; L != 4; ++L)
+        addLane(*G, "lane" + std::to_string(L));
+    std::vector<Task> Tasks;
+    for (unsigned I = 0, N = 20 + Pick(40); I != N; ++I) {
+      Task T;
+      T.Name = Eager.intern("t");
+      Lazy.intern("t");
+      T.Lane = Pick(4);
+      T.StartNs = I;
+      Tasks.push_back(T);
+      Eager.addTask(T);
+    }
+    ASSERT_EQ(Lazy.appendTasks(Tasks), NoId);
+    EXPECT_TRUE(Lazy.lanesFollowSlotOrder());
+    EXPECT_FALSE(Eager.lanesFollowSlotOrder());
+    for (unsigned Step = 0, Steps = Pick(6); Step != Steps; ++Step) {
+      const unsigned What = Pick(5);
+      const TaskId T = Pick(Eager.numTaskSlots());
+      for (Graph *G : {&Eager, &Lazy}) {
+        if (!G->isLive(T))
+          continue;
+        switch (What) {
+        case 0:
+          G->removeTask(T);
+          break;
+        case 1:
+          G->insertTaskAfter(T, Tasks[0]);
+          break;
+        case 2:
+          G->insertTaskBefore(T, Tasks[0]);
+          break;
+        case 3:
+          G->moveTask(T, (G->task(T).Lane + 1) % 4);
+          break;
+        default:
+          G->addTask(Tasks[Step % Tasks.size()]);
+        }
+      }
+    }
+    EXPECT_EQ(laneLists(Lazy), laneLists(Eager));
+    EXPECT_FALSE(Lazy.lanesFollowSlotOrder());
+  }
+}
+
+// Renumbered, a graph's lanes follow slot order again: their links wait
+// until asked for, and are then what linking task by task gives.
+TEST(GraphTest, PermutedLanesFollowSlotOrder) {
+  Graph G;
+  LaneId A = addLane(G, "a"), B = addLane(G, "b");
+  TaskId X = addTask(G, A, "x", 0, 1), Y = addTask(G, B, "y", 0, 1);
+  addTask(G, A, "z", 0, 1);
+  G.insertTaskBefore(X, G.task(Y));
+  // Lane a runs 3 (inserted), 0, 2; lane b runs 1. New ids keeping each
+  // lane's order: lane a becomes 1, 2, 3 and lane b 0.
+  G.permuteTasks({2, 0, 3, 1});
+  EXPECT_TRUE(G.lanesFollowSlotOrder());
+  EXPECT_EQ(laneLists(G), (std::vector<std::vector<TaskId>>{{1, 2, 3}, {0}}));
+  EXPECT_FALSE(G.lanesFollowSlotOrder());
+  EXPECT_EQ(G.task(2).Name, G.intern("x"));
+  EXPECT_EQ(G.task(3).Name, G.intern("z"));
 }
 
 } // namespace

@@ -22,6 +22,7 @@
 #include "daydream/IR/Types.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cassert>
@@ -108,8 +109,21 @@ public:
   //===--- Lane order ----------------------------------------------------===//
   TaskId laneHead(LaneId L) const { return LaneHead[L]; }
   TaskId laneTail(LaneId L) const { return LaneTail[L]; }
-  TaskId nextOnLane(TaskId T) const { return Next[T]; }
-  TaskId prevOnLane(TaskId T) const { return Prev[T]; }
+  TaskId nextOnLane(TaskId T) const {
+    if (LLVM_UNLIKELY(LinksPending))
+      buildLinks();
+    return Next[T];
+  }
+  TaskId prevOnLane(TaskId T) const {
+    if (LLVM_UNLIKELY(LinksPending))
+      buildLinks();
+    return Prev[T];
+  }
+  /// Whether every lane's list is known to be its tasks in increasing ids,
+  /// without looking: true for a graph as read from a file, whose lane
+  /// links are then not even built until something asks for one (the
+  /// sweeps over slot order do not need them), and after permuteTasks().
+  bool lanesFollowSlotOrder() const { return LinksPending; }
 
   //===--- Task payloads -------------------------------------------------===//
   const TaskAttrs *attrs(TaskId T) const {
@@ -185,6 +199,13 @@ private:
   uint32_t linkNewTasks(TaskId First, const TaskFieldBounds &Check);
   /// Undoes linkNewTasks() of tasks [First, Linked) and drops tasks First..
   void unlinkNewTasks(TaskId First, TaskId Linked);
+  /// Builds Prev and Next from the tasks' lanes in slot order, where they
+  /// are pending (LinksPending); every change to a lane list calls it first.
+  void buildLinks() const;
+  void ensureLinks() const {
+    if (LinksPending)
+      buildLinks();
+  }
 
   Metadata Meta;
   StringTable Strings;
@@ -194,7 +215,14 @@ private:
   std::vector<Iteration> Iterations;
 
   TaskStore Tasks;
-  std::vector<TaskId> Prev, Next;
+  /// The lane links, built only when first needed while LinksPending: a
+  /// graph whose lanes follow slot order (as read, or renumbered) has its
+  /// list in each task's Lane field already, and building eight bytes a
+  /// task of fresh memory was a fifth of dd-sim's run on a file. Mutable:
+  /// building them changes nothing a caller can see (not thread-safe,
+  /// like the rest of the graph).
+  mutable std::vector<TaskId> Prev, Next;
+  mutable bool LinksPending = false;
   std::vector<bool> Dead;
   size_t NumDead = 0;
 
