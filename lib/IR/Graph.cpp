@@ -70,11 +70,15 @@ uint32_t Graph::linkNewTasks(TaskId First, const TaskFieldBounds *Check) {
 
 template <bool Checked>
 uint32_t Graph::linkNewTasks(TaskId First, const TaskFieldBounds &Check) {
-  // Into a graph without tasks, every lane's list is its tasks in slot
-  // order: only its ends are kept, and the links wait until asked for.
-  const bool Lazy = First == 0;
+  // New tasks go to the ends of their lanes, so where every list was its
+  // tasks in slot order (no task yet, or links still pending) it stays so:
+  // only the lanes' ends are kept, and the links wait until asked for.
+  const bool Lazy = First == 0 || LinksPending;
+  const std::vector<TaskId> HeadBefore =
+                                Lazy ? LaneHead : std::vector<TaskId>(),
+                            TailBefore =
+                                Lazy ? LaneTail : std::vector<TaskId>();
   if (!Lazy) {
-    ensureLinks();
     // Eight bytes a task of fresh memory, prefaulted (FreshMemory.h).
     resizeFresh(Prev, Tasks.size(), NoId);
     resizeFresh(Next, Tasks.size(), NoId);
@@ -88,7 +92,13 @@ uint32_t Graph::linkNewTasks(TaskId First, const TaskFieldBounds &Check) {
   for (TaskId T = First, E = Tasks.size(); T != E; ++T) {
     const LaneId L = Tasks[T].Lane;
     if (Checked ? !Check.valid(Tasks[T]) : L >= NumLanes) {
-      unlinkNewTasks(First, T);
+      if (Lazy) {
+        LaneHead = HeadBefore;
+        LaneTail = TailBefore;
+        dropNewTasks(First);
+      } else {
+        unlinkNewTasks(First, T);
+      }
       return T - First;
     }
     TaskId &Tail = LaneTail[L];
@@ -106,21 +116,19 @@ uint32_t Graph::linkNewTasks(TaskId First, const TaskFieldBounds &Check) {
 }
 
 void Graph::unlinkNewTasks(TaskId First, TaskId Linked) {
-  if (First == 0) {
-    // Nothing was linked but the lanes' ends.
-    std::fill(LaneHead.begin(), LaneHead.end(), NoId);
-    std::fill(LaneTail.begin(), LaneTail.end(), NoId);
-  } else {
-    // Back to front, so that each lane's tail steps back to where it was.
-    for (TaskId T = Linked; T-- != First;) {
-      const LaneId L = Tasks[T].Lane;
-      LaneTail[L] = Prev[T];
-      if (Prev[T] != NoId)
-        Next[Prev[T]] = NoId;
-      else
-        LaneHead[L] = NoId;
-    }
+  // Back to front, so that each lane's tail steps back to where it was.
+  for (TaskId T = Linked; T-- != First;) {
+    const LaneId L = Tasks[T].Lane;
+    LaneTail[L] = Prev[T];
+    if (Prev[T] != NoId)
+      Next[Prev[T]] = NoId;
+    else
+      LaneHead[L] = NoId;
   }
+  dropNewTasks(First);
+}
+
+void Graph::dropNewTasks(TaskId First) {
   Tasks.truncate(First);
   Prev.resize(std::min(Prev.size(), size_t(First)));
   Next.resize(std::min(Next.size(), size_t(First)));

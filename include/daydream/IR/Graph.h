@@ -199,6 +199,8 @@ private:
   uint32_t linkNewTasks(TaskId First, const TaskFieldBounds &Check);
   /// Undoes linkNewTasks() of tasks [First, Linked) and drops tasks First..
   void unlinkNewTasks(TaskId First, TaskId Linked);
+  /// Drops tasks First.. (not linked, or unlinked already).
+  void dropNewTasks(TaskId First);
   /// Builds Prev and Next from the tasks' lanes in slot order, where they
   /// are pending (LinksPending); every change to a lane list calls it first.
   void buildLinks() const;
