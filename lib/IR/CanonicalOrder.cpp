@@ -27,7 +27,9 @@ namespace {
 bool isAlreadyCanonical(const Graph &G) {
   if (G.numTasks() != G.numTaskSlots())
     return false;
-  for (TaskId T = 0, E = G.numTaskSlots(); T != E; ++T) {
+  // Lanes known to follow slot order need no look (nor links built).
+  for (TaskId T = 0, E = G.numTaskSlots(); !G.lanesFollowSlotOrder() && T != E;
+       ++T) {
     TaskId N = G.nextOnLane(T);
     if (N != NoId && N < T)
       return false;

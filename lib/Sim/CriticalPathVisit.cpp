@@ -9,10 +9,13 @@
 // On a graph laid out as a file holds it (every task live, each lane's list
 // and every edge going to higher ids, edges sorted by source: the layout
 // CriticalPath.cpp's swept path takes), with every lane InOrder, it takes
-// two sweeps over slot order. Forward, it notes each task's latest-ending
-// start predecessor through an edge (its decider, unless it was blocked),
-// the Sync edges, for the few tasks that were, and the task that ends last,
-// checking the layout on the way. Whether an edge's destination was blocked
+// two sweeps over slot order. Forward, it notes each task's step back (its
+// decider, unless it was blocked: the later-ending of its lane predecessor
+// and its latest-ending start predecessor through an edge), the Sync edges,
+// for the few tasks that were, and the task that ends last, checking the
+// layout on the way. Lane predecessors and successors are each lane's last
+// task seen, forward and backward, so the graph's lane links are not read
+// (nor built, for a graph as read). Whether an edge's destination was blocked
 // is not asked there: it would read three records of a task far ahead for
 // every edge. Backward, it computes the slack as CriticalPath.cpp's backward
 // sweep does and walks the path back at the same time: every step goes to
@@ -68,7 +71,9 @@ private:
 
   const Graph &G;
   SimResult &R;
-  /// Each task's latest-ending start predecessor through an edge.
+  /// Each task's step back on the path unless it is held: the later-ending
+  /// of its lane predecessor and its latest-ending start predecessor
+  /// through an edge.
   std::vector<TaskId> Decider;
   /// Every Sync edge as (destination, source), by descending destination
   /// once sorted, and the first not yet passed by the walk.
@@ -88,9 +93,22 @@ bool SweptVisit::decide() {
   assignFresh(Decider, N, NoId);
   const Edge *Cur = G.edgeSlots().data();
   const Edge *const End = Cur + G.edgeSlots().size();
+  // Each lane's list must be its tasks in slot order (known without looking
+  // where the graph's lanes follow it, whose links then need not be built):
+  // a task's lane predecessor is its lane's last task visited.
+  const bool SlotOrder = G.lanesFollowSlotOrder();
+  const Task *Tasks = G.taskSlots().data();
+  std::vector<TaskId> LaneLast(G.numLanes(), NoId);
   for (TaskId T = 0; T != N; ++T) {
-    if (TaskId P = G.prevOnLane(T); P != NoId && P >= T)
+    const TaskId P = LaneLast[Tasks[T].Lane];
+    if (!SlotOrder && G.prevOnLane(T) != P)
       return false;
+    LaneLast[Tasks[T].Lane] = T;
+    // Every push into T came from a lower id, so its decider is final: the
+    // step back from T (unless held) is the later of it and P. later() is
+    // a strict total order, so that is the latest-ending of them all.
+    if (P != NoId && (Decider[T] == NoId || later(P, Decider[T])))
+      Decider[T] = P;
     if (later(T, Last))
       Last = T;
     for (; Cur != End && Cur->Src == T; ++Cur) {
@@ -127,11 +145,7 @@ TaskId SweptVisit::step(TaskId T, CriticalPathVisitor &V) {
     assert(P != NoId && R.End[P] == R.End[T] && "end not explained");
     S.Blocked = true;
   } else {
-    const TaskId D = Decider[T];
-    // later() is a strict total order, so the later of the lane
-    // predecessor and the decider is the latest-ending of them all.
-    const TaskId L = G.prevOnLane(T);
-    P = L != NoId && (D == NoId || later(L, D)) ? L : D;
+    P = Decider[T];
     S.WorkNs = G.task(T).DurationNs;
     // Equal to the task's gap; measured so that the steps add up exactly.
     S.GapNs = R.Start[T] - (P == NoId ? R.OriginNs : R.End[P]);
@@ -154,11 +168,16 @@ void SweptVisit::sweep(CriticalPathVisitor &V) {
   constexpr TaskId RunSize = 4096;
   int64_t Slack[RunSize];
   TaskId Walk = Last;
+  // Per lane: its lowest task visited so far, the lane successor of the
+  // next one (decide() found each lane's list in slot order).
+  std::vector<TaskId> LaneNext(G.numLanes(), NoId);
   for (TaskId T = N; T-- != 0;) {
     const Task &Tk = Tasks[T];
     int64_t LatestEnd = RunEnd;
-    if (TaskId Nx = G.nextOnLane(T); Nx != NoId)
+    TaskId &Nx = LaneNext[Tk.Lane];
+    if (Nx != NoId)
       LatestEnd = std::min(LatestEnd, ReadyBy[Nx]);
+    Nx = T;
     for (; Cur != First && Cur[-1].Src == T; --Cur) {
       const TaskId D = Cur[-1].Dst;
       // What D synchronizes with must end by D's latest end.

@@ -150,18 +150,25 @@ struct FullStore {
     int64_t &Bound = Ed.Kind == EdgeKind::Sync ? E[Ed.Dst] : S[Ed.Dst];
     Bound = std::max(Bound, En);
   }
-  bool laneFree(const Graph &G, TaskId T, LaneId, int64_t &St) const {
-    if (TaskId P = G.prevOnLane(T); P != NoId) {
+  /// Where the graph's lanes follow slot order, a task's lane predecessor
+  /// is its lane's last task visited, and its links need not be built.
+  bool laneFree(const Graph &G, TaskId T, LaneId L, int64_t &St) const {
+    const TaskId P = SlotOrderLanes ? LaneLast[L] : G.prevOnLane(T);
+    if (P != NoId) {
       if (P >= T) // a lane out of slot order
         return false;
       St = std::max(St, E[P]);
     }
     return true;
   }
-  void visit(TaskId T, const Task &, int64_t St, int64_t En) {
+  void visit(TaskId T, const Task &Tk, int64_t St, int64_t En) {
     S[T] = St;
     E[T] = En;
+    LaneLast[Tk.Lane] = T;
   }
+  /// Per lane: its last task visited.
+  TaskId *LaneLast;
+  bool SlotOrderLanes;
 };
 } // namespace
 
@@ -181,7 +188,9 @@ bool sim::replaySweep(const Graph &G, SimResult &R, bool LanesAndIterations) {
   llvm::Optional<SummaryBuilder> Summary;
   int64_t T0 = std::numeric_limits<int64_t>::max();
   int64_t MaxEnd = 0; // times run from 0 here
-  FullStore Store{R.Start.data(), R.End.data()};
+  std::vector<TaskId> LaneLast(G.numLanes(), NoId);
+  FullStore Store{R.Start.data(), R.End.data(), LaneLast.data(),
+                  G.lanesFollowSlotOrder()};
   if (LanesAndIterations) {
     Summary.emplace(G, R);
     if (!sweepTasks<true>(G, Store, &*Summary, T0, MaxEnd))
