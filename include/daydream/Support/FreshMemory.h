@@ -9,7 +9,9 @@
 // machine (`defrag=madvise`) half the runs then wait for the kernel to
 // compact memory: dd-sim with its headline took 0.33-0.35 s or 0.50-0.84 s
 // on a 5-million-task file, against 0.36-0.48 s without them
-// (docs/Performance.md), so they are not asked for.
+// (docs/Performance.md), so they are not asked for. The other way round, a
+// file's records copied out of its mapping need not stay resident twice:
+// dropFilePages() hands the copied pages back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,17 +28,24 @@
 
 namespace dd {
 
-/// Faults in the whole pages within [\p Begin, \p End), memory not yet
-/// touched, with one call where the kernel offers it; elsewhere (or if it
-/// refuses) the first write faults them in as usual.
-inline void prefault(const void *Begin, const void *End) {
-#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+#ifdef __linux__
+/// madvise(\p Advice) on the whole pages within [\p Begin, \p End).
+inline void adviseWholePages(const void *Begin, const void *End, int Advice) {
   constexpr uintptr_t Page = 4096;
   const uintptr_t B =
       (reinterpret_cast<uintptr_t>(Begin) + Page - 1) & ~(Page - 1);
   const uintptr_t E = reinterpret_cast<uintptr_t>(End) & ~(Page - 1);
   if (E > B)
-    (void)madvise(reinterpret_cast<void *>(B), E - B, MADV_POPULATE_WRITE);
+    (void)madvise(reinterpret_cast<void *>(B), E - B, Advice);
+}
+#endif
+
+/// Faults in the whole pages within [\p Begin, \p End), memory not yet
+/// touched, with one call where the kernel offers it; elsewhere (or if it
+/// refuses) the first write faults them in as usual.
+inline void prefault(const void *Begin, const void *End) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  adviseWholePages(Begin, End, MADV_POPULATE_WRITE);
 #else
   (void)Begin;
   (void)End;
@@ -50,12 +59,7 @@ inline void prefault(const void *Begin, const void *End) {
 /// read back as zeros.
 inline void dropFilePages(const void *Begin, const void *End) {
 #if defined(__linux__) && defined(MADV_DONTNEED)
-  constexpr uintptr_t Page = 4096;
-  const uintptr_t B =
-      (reinterpret_cast<uintptr_t>(Begin) + Page - 1) & ~(Page - 1);
-  const uintptr_t E = reinterpret_cast<uintptr_t>(End) & ~(Page - 1);
-  if (E > B)
-    (void)madvise(reinterpret_cast<void *>(B), E - B, MADV_DONTNEED);
+  adviseWholePages(Begin, End, MADV_DONTNEED);
 #else
   (void)Begin;
   (void)End;
