@@ -252,10 +252,7 @@ TEST(BinaryFormatTest, RejectsBadTaskFieldsAsTheVerifierDoes) {
     addTask(G, L, "b", 10, 10);
     return G;
   };
-  std::string Bytes;
-  llvm::raw_string_ostream OS(Bytes);
-  ASSERT_FALSE(bool(writeBinaryGraph(Make(), OS)));
-  OS.flush();
+  const std::string Bytes = toBinary(Make());
   const size_t At = reinterpret_cast<const char *>(
                         fb::GetGraph(Bytes.data())->tasks()->Data()) -
                     Bytes.data();

@@ -10,9 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphBuilder.h"
+#include "IRTestUtil.h"
 #include "daydream/IR/BinaryFormat.h"
 #include "daydream/IR/IRReader.h"
-#include "daydream/IR/TextFormat.h"
 #include "daydream/IR/ddir_generated.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -41,57 +41,42 @@ Graph bigGraph() {
   return G;
 }
 
-std::string text(const Graph &G) {
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  EXPECT_FALSE(bool(printTextGraph(G, OS)));
-  return OS.str();
-}
-
-/// \p G written to a temporary file; its path.
-std::string writeTemp(const Graph &G) {
+/// \p Bytes written to a temporary file; its path.
+std::string writeTemp(llvm::StringRef Bytes) {
   llvm::SmallString<128> Path;
   EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("mapped", "ddir", Path));
   std::error_code EC;
   llvm::raw_fd_ostream OS(Path, EC);
   EXPECT_FALSE(EC);
-  EXPECT_FALSE(bool(writeBinaryGraph(G, OS)));
+  OS << Bytes;
   return std::string(Path);
 }
 
 TEST(MappedReadTest, CopiesInRunsAndDropsPagesKeepingTheGraph) {
   Graph G = bigGraph();
-  const std::string Path = writeTemp(G);
+  const std::string Path = writeTemp(toBinary(G));
   auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);
   ASSERT_TRUE(bool(Buf));
   ASSERT_EQ((*Buf)->getBufferKind(), llvm::MemoryBuffer::MemoryBuffer_MMap);
   llvm::Expected<Graph> R = parseMappedBinaryGraph((*Buf)->getBuffer());
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
-  EXPECT_EQ(text(*R), text(G));
+  EXPECT_EQ(toText(*R), toText(G));
   // The way the tools read a file they will add tasks to.
   llvm::Expected<Graph> F = readGraphFile(Path, /*InPlace=*/false);
   ASSERT_TRUE(bool(F)) << llvm::toString(F.takeError());
-  EXPECT_EQ(text(*F), text(G));
+  EXPECT_EQ(toText(*F), toText(G));
   llvm::sys::fs::remove(Path);
 }
 
 TEST(MappedReadTest, ATaskRefusedInALaterRunIsNamedByItsId) {
-  const std::string Path = writeTemp(bigGraph());
-  {
-    // Task 150000, in the third run of 87,381 tasks, gets a negative gap.
-    auto Buf = llvm::MemoryBuffer::getFile(Path);
-    ASSERT_TRUE(bool(Buf));
-    std::string Bytes((*Buf)->getBuffer());
-    const size_t At = reinterpret_cast<const char *>(
-                          fb::GetGraph(Bytes.data())->tasks()->Data()) -
-                      Bytes.data();
-    reinterpret_cast<Task *>(&Bytes[At])[150000].GapNs = -3;
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(Path, EC);
-    ASSERT_FALSE(EC);
-    OS << Bytes;
-  }
+  // Task 150000, in the third run of 87,381 tasks, gets a negative gap.
+  std::string Bytes = toBinary(bigGraph());
+  const size_t At = reinterpret_cast<const char *>(
+                        fb::GetGraph(Bytes.data())->tasks()->Data()) -
+                    Bytes.data();
+  reinterpret_cast<Task *>(&Bytes[At])[150000].GapNs = -3;
+  const std::string Path = writeTemp(Bytes);
   auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);
   ASSERT_TRUE(bool(Buf));
