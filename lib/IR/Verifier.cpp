@@ -16,6 +16,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cassert>
+#include <vector>
 
 using namespace dd;
 using llvm::Error;
@@ -134,14 +135,34 @@ Error checkTasks(const Graph &G, Shape &Sh, bool AsRead) {
   const bool AllLive = Sh.ForwardLanes;
   const TaskFieldBounds Bounds = boundsOf(G);
   const Task *Tasks = G.taskSlots().data();
+  // Lanes whose lists are their tasks in slot order (lanesFollowSlotOrder())
+  // have no links to check, and asking for one would build them all: only
+  // each lane's ends can disagree with its tasks, so those are checked.
+  const bool Derived = AllLive && G.lanesFollowSlotOrder() && !AsRead;
+  std::vector<TaskId> First, Last;
+  if (Derived) {
+    First.assign(G.numLanes(), NoId);
+    Last.assign(G.numLanes(), NoId);
+  }
   for (TaskId T = 0, E = AsRead ? 0 : G.numTaskSlots(); T != E; ++T) {
     if (!AllLive && !G.isLive(T))
       continue;
     if (LLVM_UNLIKELY(!Bounds.valid(Tasks[T])))
       return describeBadTask(G, T, Tasks[T]);
-    if (Sh.ForwardLanes)
-      Sh.ForwardLanes = forwardLinksAt(G, T, Tasks[T].Lane);
+    const LaneId L = Tasks[T].Lane;
+    if (Derived) {
+      if (First[L] == NoId)
+        First[L] = T;
+      Last[L] = T;
+    } else if (Sh.ForwardLanes) {
+      Sh.ForwardLanes = forwardLinksAt(G, T, L);
+    }
   }
+  // Ends that disagree leave the lists to checkLaneLists(), which names
+  // where.
+  for (LaneId L = 0; Derived && L != G.numLanes(); ++L)
+    if (G.laneHead(L) != First[L] || G.laneTail(L) != Last[L])
+      Sh.ForwardLanes = false;
   const size_t NumStrings = G.strings().size();
   for (const TaskNote &N : G.notes()) {
     if (N.Task >= G.numTaskSlots())

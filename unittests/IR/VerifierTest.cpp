@@ -102,3 +102,42 @@ TEST_F(VerifierTest, RemovedTasksAreIgnored) {
 }
 
 } // namespace
+
+namespace {
+
+// A graph whose lane lists are its tasks in slot order (appended in bulk,
+// as a file is read) is verified without building its lane links, and a
+// task whose lane was rewritten in place is still caught: the lanes' ends
+// no longer match their tasks.
+TEST(VerifierLazyLinksTest, ChecksLaneEndsWithoutBuildingLinks) {
+  // Lane a runs tasks 0, 1, 2 and 4; lane b runs 3 and 5.
+  auto Make = [] {
+    Graph G;
+    addLane(G, "a");
+    addLane(G, "b");
+    std::vector<Task> Ts(6);
+    const LaneId Lanes[] = {0, 0, 0, 1, 0, 1};
+    for (unsigned I = 0; I != 6; ++I) {
+      Ts[I].Name = G.intern("t");
+      Ts[I].Lane = Lanes[I];
+    }
+    EXPECT_EQ(G.appendTasks(Ts), NoId);
+    return G;
+  };
+  Graph Good = Make();
+  EXPECT_EQ(verify(Good), "ok");
+  EXPECT_TRUE(Good.lanesFollowSlotOrder()) << "the links were built";
+
+  // Task 2, in the middle of lane a, moved to lane b behind the graph's
+  // back: every lane's ends are still on their lanes, but lane b's list
+  // now starts at 2, not at its head 3.
+  Graph Moved = Make();
+  Moved.task(2).Lane = 1;
+  EXPECT_EQ(verify(Moved), "lane @1: task list is inconsistent at %3");
+  // Task 0, lane a's head, moved to lane b: its head is on another lane.
+  Graph Head = Make();
+  Head.task(0).Lane = 1;
+  EXPECT_EQ(verify(Head), "lane @0: task list is inconsistent at %0");
+}
+
+} // namespace
