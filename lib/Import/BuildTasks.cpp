@@ -25,25 +25,29 @@ using namespace dd::import::lowering;
 
 namespace {
 
-enum class ItemKind : uint8_t { Marker, Call, Activity };
+enum class ItemKind : uint8_t { Marker, Call, Piece, Activity };
 
 struct Item {
   int64_t StartNs;
   ItemKind Kind;
-  uint32_t Index; ///< into Markers, M.Calls or M.Activities
+  uint32_t Index; ///< into Markers, M.Calls, C.Pieces or M.Activities
 };
 
 /// Everything that becomes a task in order of recorded start, markers before
-/// calls before activities at one time, else in index order: the order of a
-/// stable sort of them all, got by merging the runs that are sorted already
-/// (the markers, each thread's root calls, each stream's activities)
-/// instead of storing and sorting a copy of them all.
+/// calls before pieces of self time before activities at one time, else in
+/// index order: the order of a stable sort of them all, got by merging the
+/// runs that are sorted already (the markers, each thread's root calls and
+/// pieces, each stream's activities) instead of storing and sorting a copy
+/// of them all.
 class ItemsInOrder {
 public:
   ItemsInOrder(const Context &C, std::vector<Item> SortedMarkers)
-      : M(C.M), Markers(std::move(SortedMarkers)), MarkerIds(Markers.size()) {
+      : M(C.M), Pieces(C.Pieces), Markers(std::move(SortedMarkers)),
+        MarkerIds(Markers.size()), PieceIds(Pieces.size()) {
     for (uint32_t I = 0; I != MarkerIds.size(); ++I)
       MarkerIds[I] = I;
+    for (uint32_t I = 0; I != PieceIds.size(); ++I)
+      PieceIds[I] = I;
     for (uint32_t I = 0; I != M.Calls.size(); ++I)
       if (C.CallRoot[I] == I)
         RootCalls.push_back(I);
@@ -56,6 +60,15 @@ public:
         ;
       addRun(ItemKind::Call, RootCalls.data() + B, E - B);
     }
+    // Pieces are sorted by thread too.
+    for (size_t B = 0, E = 0; B != Pieces.size(); B = E) {
+      uint32_t Thread = M.Ranges[Pieces[B].Range].Thread;
+      for (E = B + 1;
+           E != Pieces.size() && M.Ranges[Pieces[E].Range].Thread == Thread;
+           ++E)
+        ;
+      addRun(ItemKind::Piece, PieceIds.data() + B, E - B);
+    }
     for (const std::vector<uint32_t> &OnStream : C.StreamActivities)
       addRun(ItemKind::Activity, OnStream.data(), OnStream.size());
   }
@@ -64,7 +77,8 @@ public:
   ItemsInOrder &operator=(const ItemsInOrder &) = delete;
 
   size_t size() const {
-    return Markers.size() + RootCalls.size() + M.Activities.size();
+    return Markers.size() + RootCalls.size() + Pieces.size() +
+           M.Activities.size();
   }
   /// The start of the first item, 0 if there is none.
   int64_t firstStartNs() const {
@@ -111,9 +125,10 @@ private:
   Head head(uint32_t R) const {
     const Run &Rn = Runs[R];
     uint32_t I = *Rn.Next;
-    int64_t StartNs = Rn.Kind == ItemKind::Marker ? Markers[I].StartNs
-                      : Rn.Kind == ItemKind::Call ? M.Calls[I].StartNs
-                                                  : M.Activities[I].StartNs;
+    int64_t StartNs = Rn.Kind == ItemKind::Marker  ? Markers[I].StartNs
+                      : Rn.Kind == ItemKind::Call  ? M.Calls[I].StartNs
+                      : Rn.Kind == ItemKind::Piece ? Pieces[I].StartNs
+                                                   : M.Activities[I].StartNs;
     return Head{StartNs, Rn.Kind, I, R};
   }
   void addRun(ItemKind Kind, const uint32_t *Begin, size_t Size) {
@@ -142,8 +157,9 @@ private:
   static bool later(const Head &A, const Head &B) { return B < A; }
 
   const TraceModel &M;
+  const std::vector<SelfPiece> &Pieces;
   std::vector<Item> Markers;
-  std::vector<uint32_t> MarkerIds, RootCalls;
+  std::vector<uint32_t> MarkerIds, PieceIds, RootCalls;
   std::vector<Run> Runs;
   std::vector<Head> Heads;
 };
@@ -231,11 +247,14 @@ void lowering::buildTasks(Context &C) {
   for (uint32_t I = 0; I != M.Calls.size(); ++I)
     if (C.CallRoot[I] == I)
       ThreadUsed[M.Calls[I].Thread] = 1;
+  for (const SelfPiece &P : C.Pieces)
+    ThreadUsed[M.Ranges[P.Range].Thread] = 1;
   for (uint32_t R : Steps)
     ThreadUsed[M.Ranges[R].Thread] = 1;
   for (uint32_t T = 0; T != M.Threads.size(); ++T)
     if (ThreadUsed[T])
       NeedThread(T);
+  C.ThreadLane = ThreadLane;
   std::vector<LaneId> StreamLane(M.Streams.size(), NoId);
   for (uint32_t S = 0; S != M.Streams.size(); ++S) {
     if (C.StreamActivities[S].empty())
@@ -283,10 +302,19 @@ void lowering::buildTasks(Context &C) {
     NumTasks += SplitNs[I] != NoSplit;
 
   C.CallTask.assign(M.Calls.size(), NoId);
+  C.PieceTask.assign(C.Pieces.size(), NoId);
   C.CallRest.assign(M.Calls.size(), NoId);
   C.ActivityTask.assign(M.Activities.size(), NoId);
   C.RecordedEnd.reserve(NumTasks);
   G.reserve(NumTasks, M.Calls.size() + 2 * M.Activities.size());
+  std::vector<char> Noted(M.Ranges.size(), 0);
+  // Interned when first used: graphs without shapes name neither.
+  StrId InputDimsKey = NoId, InputTypesKey = NoId;
+  auto Key = [&](StrId &Id, const char *Name) {
+    if (Id == NoId)
+      Id = M.Strings.intern(Name);
+    return Id;
+  };
   // Kernels of repeated layers and iterations share their launch shapes:
   // one entry per distinct value keeps the graph small.
   std::unordered_map<TaskAttrs, AttrId, TaskAttrsHash> AttrsIds;
@@ -314,6 +342,17 @@ void lowering::buildTasks(Context &C) {
       T.Correlation = Call.Correlation;
       T.Kind = taskKindOf(Call.Kind);
       End = std::max(Call.EndNs, Call.StartNs);
+      break;
+    }
+    case ItemKind::Piece: {
+      const SelfPiece &P = C.Pieces[It.Index];
+      const CpuRange &R = M.Ranges[P.Range];
+      T.Name = R.Name;
+      T.Lane = ThreadLane[R.Thread];
+      T.Layer = C.RangeLayer[P.Range];
+      T.Phase = C.RangePhase[P.Range];
+      T.Kind = TaskKind::CpuOp;
+      End = P.EndNs;
       break;
     }
     case ItemKind::Activity: {
@@ -352,6 +391,21 @@ void lowering::buildTasks(Context &C) {
         C.CallRest[It.Index] = G.addTask(Rest);
         C.RecordedEnd.push_back(End);
         ++C.Stats.SplitCalls;
+      }
+    } else if (It.Kind == ItemKind::Piece) {
+      C.PieceTask[It.Index] = Id;
+      // The op's inputs go on its first task.
+      uint32_t R = C.Pieces[It.Index].Range;
+      if (!Noted[R]) {
+        Noted[R] = 1;
+        ++C.Stats.CpuOpRanges;
+        const CpuRange &Rg = M.Ranges[R];
+        if (Rg.InputDims != NoId)
+          G.addNoteRaw(
+              TaskNote{Id, Key(InputDimsKey, "input-dims"), Rg.InputDims});
+        if (Rg.InputTypes != NoId)
+          G.addNoteRaw(
+              TaskNote{Id, Key(InputTypesKey, "input-types"), Rg.InputTypes});
       }
     } else if (It.Kind == ItemKind::Activity) {
       C.ActivityTask[It.Index] = Id;
@@ -430,7 +484,9 @@ void lowering::computeGaps(Context &C) {
     // stream of back-to-back kernels replays at its recorded pace. A longer
     // unexplained delay is not kept: it would pin the work to its recorded
     // time instead of to what it depends on.
-    if (G.lane(Tk.Lane).Kind != LaneKind::CpuThread)
+    // Work the CPU paced keeps its delay (see CpuPacedWork).
+    if (G.lane(Tk.Lane).Kind != LaneKind::CpuThread &&
+        !(T < C.CpuPacedWork.size() && C.CpuPacedWork[T]))
       Late = Late <= C.Opts.GpuLatencyNs ? Late : 0;
     Tk.GapNs = Late;
   }

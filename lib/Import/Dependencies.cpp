@@ -62,8 +62,11 @@ void lowering::addLaunchEdges(Context &C) {
         ++C.Stats.SyncEdges;
       }
     } else if (isBlocking(M.Calls[Call], M.Activities[A])) {
+      // The call staged the work while it ran: the delay from before the
+      // call to the work is the call's time, kept whole.
       C.addEdge(C.G.prevOnLane(CallTask), ActTask, EdgeKind::Launch, Recorded);
       C.addEdge(ActTask, CallTask, EdgeKind::Sync, Recorded);
+      C.markCpuPaced(ActTask);
       ++C.Stats.SyncEdges;
     } else {
       C.addEdge(CallTask, ActTask, EdgeKind::Launch, Recorded);

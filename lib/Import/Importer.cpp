@@ -113,6 +113,22 @@ llvm::Error dd::import::lowerInto(ImportResult &R, TraceModel &&Model,
   if (!G)
     return prefixed(R.Name, G.takeError());
   R.G = std::move(*G);
+  // Inconsistent CPU ranges were clipped into a consistent graph; say so.
+  const LoweringStats &L = R.Lowered;
+  if (L.ClippedRanges)
+    R.Warnings.push_back(
+        (R.Name + ": " + llvm::Twine(L.ClippedRanges) +
+         " CPU ranges overlap a range they start in without nesting in it, "
+         "clipped to its end (first: " +
+         L.ClippedNote + ")")
+            .str());
+  if (L.RangesAcrossSteps)
+    R.Warnings.push_back(
+        (R.Name + ": " + llvm::Twine(L.RangesAcrossSteps) +
+         " CPU ranges run across a step boundary, their self time split "
+         "there (first: " +
+         L.AcrossStepsNote + ")")
+            .str());
   R.LowerSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();

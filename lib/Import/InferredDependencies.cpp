@@ -5,10 +5,15 @@
 //   - cross-stream: GPU work that started well after both its launch and the
 //     previous work on its stream, right when work on another stream of the
 //     same device ended, waited for that work (an event wait the trace did
-//     not record, e.g. without cuda_sync events);
-//   - cross-thread: a CPU thread that resumed after a long idle time right
-//     after work on another thread ended was handed control by it (the main
-//     thread starting the autograd thread and waiting for it to finish);
+//     not record, e.g. without cuda_sync events); if its thread called
+//     cudaStreamWaitEvent since the stream's previous work was issued, the
+//     latest end on another stream since the work could have started is
+//     taken, however long before (the event's wait takes a few us);
+//   - cross-thread: a CPU thread that resumed after a long idle time (or an
+//     autograd engine thread that began) right after work on another
+//     thread ended was handed control by it (the main thread starting the
+//     autograd thread and waiting for it to finish; HandOverWaits.cpp makes
+//     the idle time of a thread that waited inside a range);
 //   - blocked calls: an API call that took far longer than such calls take
 //     and returned right when earlier GPU work ended was waiting for it. A
 //     launch blocks like this when the launch queue is full, so a GPU-bound
@@ -70,14 +75,20 @@ void lowering::addCrossThreadEdges(Context &C) {
     if (G.lane(G.task(T).Lane).Kind == LaneKind::CpuThread)
       CpuEnds.push_back(Ending{C.RecordedEnd[T], T});
   stableSortRuns(CpuEnds, byEnd);
+  std::vector<char> AutogradLane(G.numLanes(), 0);
+  for (uint32_t Th = 0; Th != C.ThreadLane.size(); ++Th)
+    if (C.ThreadLane[Th] != NoId)
+      AutogradLane[C.ThreadLane[Th]] = C.AutogradThread[Th];
   for (const Ending &E : CpuEnds) {
     TaskId T = E.Index;
     const Task &Tk = G.task(T);
-    // A thread's first task did not resume anything.
+    // An autograd engine thread's first task is idle from the start: it
+    // began when another thread (the main one, in backward()) woke it.
+    // Other threads' first tasks resumed nothing the trace shows.
     TaskId Prev = G.prevOnLane(T);
-    if (Prev == NoId)
+    if (Prev == NoId && !AutogradLane[Tk.Lane])
       continue;
-    int64_t Free = C.RecordedEnd[Prev];
+    int64_t Free = Prev == NoId ? C.T0 : C.RecordedEnd[Prev];
     if (Tk.StartNs - Free < C.Opts.ThreadIdleNs)
       continue;
     // Something on another thread ended while this one idled: the latest
@@ -143,6 +154,19 @@ void lowering::addCrossStreamInferred(Context &C) {
   for (auto &KV : ByDevice)
     stableSortRuns(KV.second, byEnd);
 
+  // Each thread's cudaStreamWaitEvent calls, by start: work issued right
+  // after one (since its stream's previous work) was made to wait for
+  // something, even where the trace does not say for what.
+  std::vector<std::vector<int64_t>> WaitCalls(M.Threads.size());
+  for (const ApiCall &Call : M.Calls)
+    if (Call.Kind == ApiKind::StreamWaitEvent)
+      WaitCalls[Call.Thread].push_back(Call.StartNs);
+  auto WaitedSince = [&](uint32_t Thread, int64_t From, int64_t To) {
+    const std::vector<int64_t> &W = WaitCalls[Thread];
+    auto It = std::lower_bound(W.begin(), W.end(), From);
+    return It != W.end() && *It < To;
+  };
+
   int64_t Tol = C.Opts.InferToleranceNs;
   for (uint32_t S = 0; S != M.Streams.size(); ++S) {
     const std::vector<uint32_t> &On = C.StreamActivities[S];
@@ -151,14 +175,29 @@ void lowering::addCrossStreamInferred(Context &C) {
       uint32_t A = On[K];
       const GpuActivity &Act = M.Activities[A];
       int64_t Ready = K ? M.Activities[On[K - 1]].EndNs : INT64_MIN;
-      if (C.ActivityCall[A] != NoId)
-        Ready = std::max(Ready, M.Calls[C.ActivityCall[A]].EndNs);
+      bool AfterWaitCall = false;
+      if (uint32_t Call = C.ActivityCall[A]; Call != NoId) {
+        // A blocking copy (done within its call, not split) may start as
+        // soon as its call does: its launch edge comes from before the call.
+        const ApiCall &Cl = M.Calls[Call];
+        bool Blocking =
+            C.CallRest[Call] == NoId &&
+            (Cl.Kind == ApiKind::Memcpy || Cl.Kind == ApiKind::Memset) &&
+            Act.StartNs >= Cl.StartNs && Act.EndNs <= Cl.EndNs;
+        Ready = std::max(Ready, Blocking ? Cl.StartNs : Cl.EndNs);
+        AfterWaitCall = WaitedSince(
+            Cl.Thread, K ? C.IssueNs[On[K - 1]] : INT64_MIN, Cl.StartNs);
+      }
       if (Act.StartNs <= Ready + Tol ||
           HasRecordedWait.count(C.ActivityTask[A]))
         continue;
-      uint32_t Cause = latestEndingBefore(
-          Device, Act.StartNs, Act.StartNs - Tol,
-          [&](uint32_t B) { return M.Activities[B].Stream != S; });
+      // After a wait call, the work waited for ended at any time since the
+      // work could have started; otherwise right before it started.
+      int64_t Floor = AfterWaitCall ? Ready : Act.StartNs - Tol;
+      uint32_t Cause =
+          latestEndingBefore(Device, Act.StartNs, Floor, [&](uint32_t B) {
+            return M.Activities[B].Stream != S;
+          });
       if (Cause == NoId)
         continue;
       C.addEdge(C.ActivityTask[Cause], C.ActivityTask[A], EdgeKind::CrossStream,

@@ -3,9 +3,9 @@
 // Traces before 2024 record nothing of a collective on its kernel: its size
 // is only in the inputs of the record_function range ProcessGroupNCCL opens
 // around the call ("nccl:all_reduce", with "Input Dims": [[394241]] and
-// "Input type": ["float"]). The decoder skips CPU ops' args for speed, so
-// for these ops alone it reads the two arrays here, with simdjson like every
-// other field, and keeps only the bytes they add up to.
+// "Input type": ["float"]). The decoder keeps the two arrays' text
+// (KinetoOpInputs.cpp); this parses it, for these ops alone, into the bytes
+// they add up to.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,9 +17,6 @@
 using namespace dd::import;
 using namespace dd::import::kineto;
 using llvm::StringRef;
-using simdjson::error_code;
-using simdjson::SUCCESS;
-namespace od = simdjson::ondemand;
 
 namespace {
 
@@ -39,73 +36,79 @@ uint64_t elementBytes(StringRef Type) {
       .Default(0);
 }
 
-/// Elements of each input of "Input Dims" ([[394241], []]): the product of
-/// its dimensions, UINT64_MAX for a non-tensor ([]). \p Ok false if the
-/// value is not an array of arrays of non-negative integers, or a tensor is
-/// too large to be real; the rest of the value is still read past.
-error_code readElementCounts(od::value &V, llvm::SmallVectorImpl<uint64_t> &Out,
-                             bool &Ok) {
-  od::array Inputs;
-  if (error_code Err = readArray(V, Inputs, Ok); Err || !Ok)
-    return Err;
-  for (auto InputOr : Inputs) {
-    od::value Input;
-    if (error_code Err = InputOr.get(Input))
-      return Err;
-    od::array Dims;
-    bool IsArray = false;
-    if (error_code Err = readArray(Input, Dims, IsArray))
-      return Err;
-    if (!IsArray) {
-      Ok = false;
-      continue;
-    }
+/// Skips spaces in \p S.
+void skipSpace(StringRef &S) { S = S.ltrim(" \t\r\n"); }
+
+/// Elements of each input of "Input Dims" as written ([[394241], []]): the
+/// product of its dimensions, UINT64_MAX for a non-tensor ([]). False if
+/// the text is not an array of arrays of non-negative integers, or a tensor
+/// is too large to be real.
+bool elementCounts(StringRef S, llvm::SmallVectorImpl<uint64_t> &Out) {
+  skipSpace(S);
+  if (!S.consume_front("["))
+    return false;
+  skipSpace(S);
+  if (S.consume_front("]"))
+    return S.trim().empty();
+  for (;;) {
+    skipSpace(S);
+    if (!S.consume_front("["))
+      return false;
     uint64_t N = 1;
     bool Any = false;
-    for (auto DimOr : Dims) {
-      od::value Dim;
-      if (error_code Err = DimOr.get(Dim))
-        return Err;
-      // Digits only, as shapes are written: no sign, fraction or exponent.
-      StringRef Tok = StringRef(Dim.raw_json_token()).rtrim();
-      uint64_t D = 0;
-      if (Tok.empty() ||
-          Tok.find_first_not_of("0123456789") != StringRef::npos ||
-          Tok.getAsInteger(10, D) ||
-          (D != 0 && N > UINT64_MAX / D / 16)) { // not a real tensor
-        Ok = false;
-        continue;
+    skipSpace(S);
+    if (!S.consume_front("]")) {
+      for (;;) {
+        skipSpace(S);
+        // Digits only, as shapes are written: no sign, fraction or exponent.
+        size_t Len = S.find_first_not_of("0123456789");
+        uint64_t D = 0;
+        if (Len == 0 || S.substr(0, Len).getAsInteger(10, D) ||
+            (D != 0 && N > UINT64_MAX / D / 16)) // not a real tensor
+          return false;
+        S = S.substr(Len);
+        Any = true;
+        N *= D;
+        skipSpace(S);
+        if (S.consume_front("]"))
+          break;
+        if (!S.consume_front(","))
+          return false;
       }
-      Any = true;
-      N *= D;
     }
     Out.push_back(Any ? N : UINT64_MAX);
+    skipSpace(S);
+    if (S.consume_front("]"))
+      return S.trim().empty();
+    if (!S.consume_front(","))
+      return false;
   }
-  return SUCCESS;
 }
 
-/// The names of "Input type" (["float", "Scalar"]); \p Ok false if the
-/// value is not an array of strings.
-error_code readTypeNames(od::value &V, llvm::SmallVectorImpl<StringRef> &Out,
-                         bool &Ok) {
-  od::array Types;
-  if (error_code Err = readArray(V, Types, Ok); Err || !Ok)
-    return Err;
-  for (auto TypeOr : Types) {
-    od::value Type;
-    if (error_code Err = TypeOr.get(Type))
-      return Err;
-    StringRef Name;
-    bool IsString = false;
-    if (error_code Err = readString(Type, Name, IsString))
-      return Err;
-    if (!IsString) {
-      Ok = false;
-      continue;
-    }
-    Out.push_back(Name);
+/// The names of "Input type" as written (["float", "Scalar"]); false if the
+/// text is not an array of strings without escapes.
+bool typeNames(StringRef S, llvm::SmallVectorImpl<StringRef> &Out) {
+  skipSpace(S);
+  if (!S.consume_front("["))
+    return false;
+  skipSpace(S);
+  if (S.consume_front("]"))
+    return S.trim().empty();
+  for (;;) {
+    skipSpace(S);
+    if (!S.consume_front("\""))
+      return false;
+    size_t End = S.find_first_of("\"\\");
+    if (End == StringRef::npos || S[End] != '"')
+      return false;
+    Out.push_back(S.substr(0, End));
+    S = S.substr(End + 1);
+    skipSpace(S);
+    if (S.consume_front("]"))
+      return S.trim().empty();
+    if (!S.consume_front(","))
+      return false;
   }
-  return SUCCESS;
 }
 
 } // namespace
@@ -128,30 +131,10 @@ uint64_t kineto::inputBytes(llvm::ArrayRef<uint64_t> Elems,
   return AnyTensor ? Bytes : 0;
 }
 
-error_code kineto::decodeNcclOpArgs(od::value &V, EventArgs &A) {
-  od::object Obj;
-  bool IsObject = false;
-  if (error_code Err = readObject(V, Obj, IsObject); Err || !IsObject)
-    return Err;
+uint64_t kineto::inputBytesOfText(StringRef Dims, StringRef Types) {
   llvm::SmallVector<uint64_t, 4> Elems;
-  llvm::SmallVector<StringRef, 4> Types;
-  bool DimsOk = false, TypesOk = false;
-  if (error_code Err =
-          forEachField(Obj, [&](StringRef Key, od::value &FV) -> error_code {
-            if (Key == "Input Dims") {
-              Elems.clear();
-              return readElementCounts(FV, Elems, DimsOk);
-            }
-            if (Key == "Input type") {
-              Types.clear();
-              return readTypeNames(FV, Types, TypesOk);
-            }
-            return SUCCESS;
-          }))
-    return Err;
-  if (DimsOk && TypesOk) {
-    A.InputBytesV = inputBytes(Elems, Types);
-    A.Present |= EventArgs::InputBytes;
-  }
-  return SUCCESS;
+  llvm::SmallVector<StringRef, 4> Names;
+  if (!elementCounts(Dims, Elems) || !typeNames(Types, Names))
+    return 0;
+  return inputBytes(Elems, Names);
 }

@@ -78,6 +78,8 @@ struct EventArgs {
     GroupRanks = 1u << 24, ///< "Process Group Ranks", e.g. "[0, 1]"
     GroupSize = 1u << 25,  ///< "Group size" (ranks of the communicator)
     InputBytes = 1u << 26, ///< a nccl:* op's "Input Dims" x "Input type"
+    InputDims = 1u << 27,  ///< a CPU op's "Input Dims", as written
+    InputTypes = 1u << 28, ///< a CPU op's "Input type", as written
   };
   uint32_t Present = 0;
   int64_t CorrelationV = 0, DeviceV = 0, StreamV = 0, BytesV = 0;
@@ -88,6 +90,8 @@ struct EventArgs {
   int64_t AddrV = 0, DeviceTypeV = 0, DeviceIdV = -1;
   int64_t InMsgNelemsV = 0, OutMsgNelemsV = 0, GroupIdV = 0, GroupSizeV = 0;
   llvm::StringRef SyncKindV, NameV, DtypeV, GroupNameV, GroupRanksV;
+  /// The raw JSON of a CPU op's "Input Dims" and "Input type" arrays.
+  llvm::StringRef InputDimsV, InputTypesV;
   uint64_t InputBytesV = 0; ///< inputBytes() of the two, 0 if unknown
 
   bool has(Field F) const { return Present & F; }
@@ -134,10 +138,23 @@ inline bool isNcclOp(const EventHeader &E) {
          E.Name.startswith("nccl:");
 }
 
-/// Decodes only "Input Dims" and "Input type" of such an op's args, into
-/// the bytes inputBytes() makes of them.
-simdjson::error_code decodeNcclOpArgs(simdjson::ondemand::value &V,
-                                      EventArgs &A);
+/// Decodes only "Input Dims" and "Input type" of a CPU op's args: their
+/// text, and for a nccl:* op (\p CommBytes) the bytes inputBytes() makes
+/// of them.
+simdjson::error_code decodeOpInputs(simdjson::ondemand::value &V, EventArgs &A,
+                                    bool CommBytes);
+
+/// Reads \p V into \p A if \p Key is "Input Dims" or "Input type"; any
+/// other key is left alone.
+simdjson::error_code readOpInput(llvm::StringRef Key,
+                                 simdjson::ondemand::value &V, EventArgs &A);
+/// Sets InputBytes from the inputs' text, if both were read.
+void addCommBytes(EventArgs &A);
+
+/// \p Raw JSON text with whitespace outside strings dropped and one space
+/// after each comma: how Kineto writes shapes on one line, whatever the
+/// file's layout.
+std::string normalizeJson(llvm::StringRef Raw);
 
 /// The bytes of an op's tensor inputs from the elements of each ("Input
 /// Dims" [[394241]] multiplied out, UINT64_MAX for a non-tensor []) and
@@ -146,6 +163,9 @@ simdjson::error_code decodeNcclOpArgs(simdjson::ondemand::value &V,
 /// length, a tensor's type is unknown, or no tensor is listed.
 uint64_t inputBytes(llvm::ArrayRef<uint64_t> Elems,
                     llvm::ArrayRef<llvm::StringRef> Types);
+/// inputBytes() of "Input Dims" and "Input type" as written; 0 if either
+/// does not parse.
+uint64_t inputBytesOfText(llvm::StringRef Dims, llvm::StringRef Types);
 
 /// The key of \p F, read in place unless it holds escapes.
 simdjson::error_code keyOf(simdjson::ondemand::field &F, llvm::StringRef &Key);
@@ -249,6 +269,8 @@ private:
   /// members pg_config lists.
   void applyGroupMembers();
   bool cpuThread(const KinetoEvent &E, uint32_t &Thread);
+  /// An op's inputs' JSON text, interned in normalizeJson()'s form.
+  StrId internJson(llvm::StringRef Raw);
   bool interval(const KinetoEvent &E, int64_t &Start, int64_t &End);
 
   TraceModel &Model;

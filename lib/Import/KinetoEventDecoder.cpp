@@ -341,6 +341,8 @@ static error_code decodeArgs(od::value &V, EventArgs &A) {
         return Err;
       if (Found)
         A.Present |= IsGrid ? EventArgs::Grid : EventArgs::Block;
+    } else if (Key == "Input Dims" || Key == "Input type") {
+      return readOpInput(Key, FV, A);
     } else if (Key == "Collective name") {
       A.Present |= EventArgs::Collective;
     } else if (Key == "Process Group Name" || Key == "Process Group Ranks") {
@@ -417,9 +419,11 @@ error_code kineto::decodeEvent(od::value &V, KinetoEvent &E, bool KeepPython) {
           (E.Cat == Category::CpuOp && E.HasName &&
            E.Name == "record_param_comms"))
         return decodeArgs(FV, E.Args);
-      // Nor of nccl:* ops but their inputs, pre-2024 collectives' sizes.
-      if (HasCat && isNcclOp(E))
-        return decodeNcclOpArgs(FV, E.Args);
+      // Of other ops and annotations, only their inputs' shapes and types
+      // (and from those, pre-2024 collectives' sizes).
+      if (HasCat &&
+          (E.Cat == Category::CpuOp || E.Cat == Category::UserAnnotation))
+        return decodeOpInputs(FV, E.Args, isNcclOp(E));
       return SUCCESS;
     case EventKey::Other:
       return SUCCESS;

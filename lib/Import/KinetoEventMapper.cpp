@@ -172,6 +172,34 @@ bool EventMapper::interval(const KinetoEvent &E, int64_t &Start, int64_t &End) {
 
 static uint64_t collectiveBytes(const EventArgs &Args);
 
+/// Whether \p Raw is already in normalizeJson()'s form, as Kineto writes
+/// shapes: no tab or line break, and a space exactly after each comma.
+static bool isNormalJson(StringRef Raw) {
+  bool InString = false;
+  for (size_t I = 0; I != Raw.size(); ++I) {
+    char C = Raw[I];
+    if (InString) {
+      if (C == '\\')
+        return false; // escapes: let normalizeJson() take care
+      InString = C != '"';
+      continue;
+    }
+    if (C == '"')
+      InString = true;
+    else if (C == '\t' || C == '\n' || C == '\r' ||
+             (C == ',' && (I + 1 == Raw.size() || Raw[I + 1] != ' ')) ||
+             (C == ' ' && (I == 0 || Raw[I - 1] != ',')))
+      return false;
+  }
+  return true;
+}
+
+StrId EventMapper::internJson(StringRef Raw) {
+  if (isNormalJson(Raw))
+    return Names.intern(Raw);
+  return Names.intern(normalizeJson(Raw));
+}
+
 void EventMapper::addCpuRange(const KinetoEvent &E) {
   CpuRange R;
   if (!E.HasName || !interval(E, R.StartNs, R.EndNs)) {
@@ -182,6 +210,10 @@ void EventMapper::addCpuRange(const KinetoEvent &E) {
   if (!cpuThread(E, R.Thread))
     return;
   R.Name = Names.intern(E.Name);
+  if (E.Args.has(EventArgs::InputDims))
+    R.InputDims = internJson(E.Args.InputDimsV);
+  if (E.Args.has(EventArgs::InputTypes))
+    R.InputTypes = internJson(E.Args.InputTypesV);
   if (isStepName(E.Name))
     R.Kind = RangeKind::Step;
   else if (E.Cat == Category::UserAnnotation)
@@ -208,8 +240,11 @@ void EventMapper::addCpuRange(const KinetoEvent &E) {
       CommOps.push_back(Op);
   }
   // Before 2024, only the nccl:* range around the call says the size.
-  if (E.Args.has(EventArgs::InputBytes) && isNcclOp(E)) {
-    CommOp Op{R.Thread, R.StartNs, R.EndNs, NoId, NoId, E.Args.InputBytesV};
+  EventArgs Inputs = E.Args;
+  if (isNcclOp(E) && !Inputs.has(EventArgs::InputBytes))
+    addCommBytes(Inputs); // args came before "cat": decoded in full
+  if (Inputs.has(EventArgs::InputBytes) && isNcclOp(E)) {
+    CommOp Op{R.Thread, R.StartNs, R.EndNs, NoId, NoId, Inputs.InputBytesV};
     Op.PerRank =
         comm::collectiveKindOfOp(E.Name) == comm::CollectiveKind::AllGather;
     if (Op.Bytes)

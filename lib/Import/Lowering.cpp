@@ -131,13 +131,21 @@ static void dropReservedCorrelations(TraceModel &M) {
   }
 }
 
+/// Whether \p M has anything the lowering makes tasks of: API calls, GPU
+/// work, or CPU ranges (a CPU-only trace).
+static bool hasWork(const TraceModel &M) {
+  if (!M.Calls.empty() || !M.Activities.empty())
+    return true;
+  for (const CpuRange &R : M.Ranges)
+    if (R.Kind != RangeKind::Step && R.EndNs > R.StartNs)
+      return true;
+  return false;
+}
+
 llvm::Expected<Graph> dd::import::lowerTrace(TraceModel &&M,
                                              const LoweringOptions &Opts,
                                              LoweringStats &Stats) {
-  bool CpuOnly = M.Calls.empty() && M.Activities.empty();
-  if (CpuOnly)
-    Stats.CpuOperatorTasks = promoteCpuOperators(M);
-  if (M.Calls.empty() && M.Activities.empty())
+  if (!hasWork(M))
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "no API calls, GPU activity or CPU operators to import");
@@ -146,25 +154,28 @@ llvm::Expected<Graph> dd::import::lowerTrace(TraceModel &&M,
   dropReservedCorrelations(M);
   Context C(M, Opts, Stats);
   indexEvents(C);
-  attributeCalls(C);
+  attribute(C);
+  findSelfTime(C);
+  cutHandOverWaits(C);
   buildTasks(C);
   addLaunchEdges(C);
+  inferLaunches(C);
   addSyncEdges(C);
   addCrossStreamEdges(C);
   addCrossStreamInferred(C);
   addBlockedCallsInferred(C);
   addCrossThreadEdges(C);
+  splitSyncWaits(C);
   computeGaps(C);
   Graph &G = C.G;
   G.metadata() = std::move(M.Meta);
   G.strings() = std::move(M.Strings);
   if (llvm::Error E = commitEdges(C))
     return std::move(E);
-  if (CpuOnly)
-    markCpuOperatorTasks(G);
 
   Stats.Tasks = G.numTasks();
   Stats.Edges = G.countLiveEdges();
   Stats.Lanes = G.numLanes();
+  Stats.CpuOpTasks = C.Pieces.size();
   return std::move(G);
 }

@@ -19,6 +19,12 @@
 
 namespace dd::import::lowering {
 
+/// A stretch of a CPU range's self time: [StartNs, EndNs) of range Range.
+struct SelfPiece {
+  int64_t StartNs, EndNs;
+  uint32_t Range;
+};
+
 struct PendingEdge {
   TaskId Src, Dst;
   EdgeKind Kind;
@@ -41,6 +47,23 @@ struct Context {
   /// Layer and phase of each call.
   std::vector<LayerId> CallLayer;
   std::vector<Phase> CallPhase;
+  /// Per range (M.Ranges, sorted by thread and start; NoId, Other and the
+  /// recorded end for ProfilerSteps): its layer, the chain of ranges
+  /// enclosing it with itself innermost; its phase; and its end, clipped to
+  /// its parent's where it overlapped the parent without nesting in it.
+  std::vector<LayerId> RangeLayer;
+  std::vector<Phase> RangePhase;
+  std::vector<int64_t> RangeEnd;
+  /// The self time of the ranges: where a range is the innermost on its
+  /// thread and no call runs, split at its thread's step boundaries; sorted
+  /// by thread, then start. Each becomes a cpu-op task (PieceTask).
+  std::vector<SelfPiece> Pieces;
+  std::vector<TaskId> PieceTask;
+  /// Whether each thread (M.Threads) is an autograd engine's (its first
+  /// range is a backward node; Attribution.cpp).
+  std::vector<char> AutogradThread;
+  /// The lane of each thread (M.Threads), NoId for threads without one.
+  std::vector<LaneId> ThreadLane;
   /// Task of each root call / activity.
   std::vector<TaskId> CallTask, ActivityTask;
   /// A call whose GPU work started well before the call returned is split
@@ -61,6 +84,17 @@ struct Context {
   /// synchronizing calls are shortened later; the recorded end stays here).
   std::vector<int64_t> RecordedEnd;
   std::vector<PendingEdge> Edges;
+  /// GPU work whose delay after what it depends on is CPU time, kept whole
+  /// as its gap (computeGaps): the work of a blocking copy not split
+  /// (staged by its call, which started after its launch edge's source)
+  /// and work given an inferred launch. Indexed by TaskId; empty or short
+  /// where none.
+  std::vector<char> CpuPacedWork;
+  void markCpuPaced(TaskId T) {
+    if (CpuPacedWork.size() <= T)
+      CpuPacedWork.resize(G.numTaskSlots(), 0);
+    CpuPacedWork[T] = 1;
+  }
   int64_t T0 = 0;
 
   Context(TraceModel &M, const LoweringOptions &Opts, LoweringStats &Stats)
@@ -74,11 +108,20 @@ struct Context {
 
 /// Sorts the events and links calls and activities by correlation.
 void indexEvents(Context &C);
-/// Layers and phases of calls from the ranges enclosing them.
-void attributeCalls(Context &C);
+/// Layers and phases of ranges, and of calls from the ranges enclosing
+/// them.
+void attribute(Context &C);
+/// The ranges' self time as pieces (SelfTime.cpp).
+void findSelfTime(Context &C);
+/// Self time that was a wait for another thread, cut off its piece
+/// (HandOverWaits.cpp).
+void cutHandOverWaits(Context &C);
 /// Creates lanes, tasks (with marker tasks at iteration starts) and
 /// iterations.
 void buildTasks(Context &C);
+/// Launch edges for GPU work whose launch the trace does not record
+/// (InferredLaunches.cpp).
+void inferLaunches(Context &C);
 /// Launch, sync, cross-stream and cross-thread edges.
 void addLaunchEdges(Context &C);
 void addSyncEdges(Context &C);
@@ -87,18 +130,14 @@ void addCrossStreamEdges(Context &C);
 void addCrossStreamInferred(Context &C);
 void addBlockedCallsInferred(Context &C);
 void addCrossThreadEdges(Context &C);
+/// Splits synchronizing calls where what they waited for ended, if they
+/// went on long after (SplitSyncWaits.cpp).
+void splitSyncWaits(Context &C);
 /// Gaps of CPU tasks, counted from when each became ready.
 void computeGaps(Context &C);
 /// Adds the pending edges to the graph, dropping the most doubtful edge of
 /// any cycle until none is left.
 llvm::Error commitEdges(Context &C);
-
-/// A trace with no API calls and no GPU work (a CPU training run): turns
-/// the outermost CPU operators of each thread into calls, so that they
-/// become the tasks (CpuOnlyTrace.cpp). Returns how many.
-size_t promoteCpuOperators(TraceModel &M);
-/// After such a lowering: the tasks made from those calls are operators.
-void markCpuOperatorTasks(Graph &G);
 
 } // namespace dd::import::lowering
 

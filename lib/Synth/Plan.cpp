@@ -1,8 +1,9 @@
 //===- Plan.cpp - From options to a job's shape and size ------------------===//
 //
 // A graph's size follows from its program (Program.h) without making it:
-// each rank's graph has a task per API call and per GPU activity of every
-// iteration, a marker at each step's start and one at the last step's end
+// each rank's graph has a task per API call, per GPU activity and per piece
+// of a CPU range's self time of every iteration, a marker at each step's
+// start and one at the last step's end
 // (the steps are back to back); a job's graph adds an arrive marker per
 // collective kernel and a barrier per collective. So -tasks=N is met by
 // building programs, not traces: for a few iteration counts around the one
@@ -76,8 +77,8 @@ struct Counts {
 
 Counts countsOf(Family F, unsigned Layers, unsigned Ranks, unsigned Tp) {
   Program P = buildProgram(F, Layers, Ranks, /*CountOnly=*/true, Tp);
-  return Counts{P.Calls + P.Activities, Ranks > 1 ? P.Collectives : 0,
-                P.TpCollectives};
+  return Counts{P.Calls + P.Activities + P.Pieces,
+                Ranks > 1 ? P.Collectives : 0, P.TpCollectives};
 }
 
 /// Fills the plan's sizes for its layers and iterations.

@@ -57,15 +57,31 @@ uint32_t ProgramBuilder::shape(std::array<uint32_t, 3> Grid,
 
 static int64_t toNs(double Us) { return int64_t(std::llround(Us * 1000)); }
 
+void ProgramBuilder::countChild() {
+  std::vector<uint64_t> &Open = Children[unsigned(Thread)];
+  if (!Open.empty())
+    ++Open.back();
+}
+
 void ProgramBuilder::add(const Op &O) {
+  // Every call is a child of the range it is in.
+  if (O.Kind != OpKind::Open && O.Kind != OpKind::Close &&
+      O.Kind != OpKind::Switch && O.Kind != OpKind::Cpu)
+    countChild();
   switch (O.Kind) {
   case OpKind::Open:
-    ++Depth[unsigned(Thread)];
+    countChild();
+    Children[unsigned(Thread)].push_back(0);
     ++P.Ranges;
     break;
   case OpKind::Close:
-    assert(Depth[unsigned(Thread)] > 0 && "no range open on this thread");
-    --Depth[unsigned(Thread)];
+    assert(!Children[unsigned(Thread)].empty() &&
+           "no range open on this thread");
+    // The range's self time: a piece before its first child, one after
+    // each (the generator leaves CPU time at both ends of every range and
+    // before every event).
+    P.Pieces += 1 + Children[unsigned(Thread)].back();
+    Children[unsigned(Thread)].pop_back();
     break;
   case OpKind::Collective:
     ++P.Collectives;
@@ -160,7 +176,8 @@ void ProgramBuilder::collective(CollectiveKind Kind, StringRef Kernel,
 void ProgramBuilder::onThread(ThreadRole T) {
   if (T == Thread)
     return;
-  assert(Depth[unsigned(Thread)] == 0 && "ranges open across a hand-over");
+  assert(Children[unsigned(Thread)].empty() &&
+         "ranges open across a hand-over");
   Thread = T;
   Op O = makeOp(OpKind::Switch);
   O.Aux = uint8_t(T);
@@ -317,7 +334,7 @@ void ProgramBuilder::endBackward() {
 
 Program ProgramBuilder::take() {
   assert(Thread == ThreadRole::Main && "an iteration ends on the main thread");
-  assert(Depth[0] == 0 && Depth[1] == 0 && "ranges left open");
+  assert(Children[0].empty() && Children[1].empty() && "ranges left open");
   return std::move(P);
 }
 

@@ -87,6 +87,9 @@ struct Program {
   /// Per iteration: API calls, GPU activities (each call but a sync or an
   /// event call launches one), CPU ranges, sync records, collectives.
   uint64_t Calls = 0, Activities = 0, Ranges = 0, Syncs = 0, Collectives = 0;
+  /// Per iteration: pieces of the ranges' self time, each a cpu-op task
+  /// (lib/Import/SelfTime.cpp).
+  uint64_t Pieces = 0;
   /// Of the collectives, those on the tensor-parallel groups.
   uint64_t TpCollectives = 0;
 };
@@ -204,8 +207,12 @@ private:
   bool CountOnly;
   unsigned Tp;
   ThreadRole Thread = ThreadRole::Main;
-  /// Ranges open per thread, to check that each closes where it opened.
-  unsigned Depth[NumThreadRoles] = {0, 0};
+  /// Per thread, the ranges open: how many ranges and calls each holds
+  /// directly (its self time comes in one piece more than that), and to
+  /// check that each closes where it opened.
+  std::vector<uint64_t> Children[NumThreadRoles];
+  /// Counts a child of the innermost range open on the thread.
+  void countChild();
   uint64_t BucketBytes = 0, BucketsDone = 0;
   std::vector<uint32_t> BucketEvents;
 };

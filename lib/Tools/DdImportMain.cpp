@@ -44,9 +44,14 @@ struct Options {
   cl::opt<bool> Quiet{"q", cl::desc("Do not print the summary line"),
                       cl::cat(Category)};
   cl::opt<bool> KeepPython{
-      "keep-python-functions",
-      cl::desc("Keep python_function events as ranges for attribution"),
+      "python-functions",
+      cl::desc("Make python_function events (with_stack traces) ranges: "
+               "their self time becomes cpu-op tasks (default: folded into "
+               "the op that called them)"),
       cl::cat(Category)};
+  cl::alias KeepPythonOld{"keep-python-functions",
+                          cl::desc("Alias for -python-functions"),
+                          cl::aliasopt(KeepPython), cl::cat(Category)};
   cl::opt<bool> SyncEdges{
       "sync-edges", cl::init(true),
       cl::desc("Add sync edges into synchronizing calls (default true)"),
@@ -106,16 +111,21 @@ void printSummary(llvm::StringRef Name, const ImportResult &R, double Seconds,
      << " iterations; skipped " << In.SkippedPython << " python_function, "
      << In.SkippedOther << " other, " << In.MissingFields
      << " with missing fields; " << L.UnmatchedActivities
-     << " GPU activities without a launch, " << L.DuplicateCorrelations
+     << " GPU activities without a launch";
+  if (L.InferredLaunches)
+    OS << " (" << L.InferredLaunches << " given one, "
+       << llvm::format("%.1f", double(L.LaunchLatencyNs) / 1000)
+       << " us before their start)";
+  OS << ", " << L.DuplicateCorrelations
      << " duplicate correlations, " << L.NestedCalls << " nested calls, "
      << L.OverlappingTasks << " overlapping, " << L.SplitCalls
      << " split calls; inferred " << L.InferredCrossStream << " cross-stream, "
      << L.InferredCrossThread << " cross-thread and " << L.InferredBlockedCalls
-     << " blocked-call edges";
-  if (L.CpuOperatorTasks)
-    OS << "; no GPU work: " << L.CpuOperatorTasks
-       << " outermost CPU operators made the tasks";
-  OS << "\n";
+     << " blocked-call edges; " << L.CpuOpTasks
+     << " cpu-op tasks from the self time of " << L.CpuOpRanges
+     << " CPU ranges (" << L.HandOverWaits
+     << " waits for another thread cut out), " << L.SyncWaitsSplit
+     << " synchronizing calls split after their wait\n";
 }
 
 /// Several traces: the ranks of one job, imported as one graph.

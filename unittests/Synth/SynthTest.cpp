@@ -95,7 +95,7 @@ TEST(SynthTest, GraphHasThePlannedTasks) {
 
 TEST(SynthTest, TasksTargetWithinTenPercent) {
   for (Family F : Families)
-    for (uint64_t Target : {300ull, 5000ull, 123456ull})
+    for (uint64_t Target : {1000ull, 5000ull, 123456ull})
       for (unsigned Ranks : {1u, 4u}) {
         SynthOptions O;
         O.Fam = F;

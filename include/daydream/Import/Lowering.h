@@ -67,6 +67,11 @@ struct LoweringOptions {
   /// returned is split in two where the work started, so the work can start
   /// before the call ends (a pageable copy is staged while the call runs).
   int64_t SplitCallNs = 10000;
+  /// A synchronizing call that went on at least this long (ns) after the
+  /// work it waited for ended is split there, so that the replay keeps what
+  /// it did after the wait (SplitSyncWaits.cpp); a synchronize's own
+  /// wake-up, 1-3 us, stays in its duration.
+  int64_t SyncRestNs = 5000;
   /// The time every lane is free from, if earlier than the trace's first
   /// task: the job's first task when the ranks of a job are lowered one by
   /// one, so that the gap before each rank's first task on a lane counts
@@ -86,9 +91,25 @@ struct LoweringStats {
   uint64_t SplitCalls = 0;            ///< calls split where their work began
   uint64_t OverlappingTasks = 0; ///< tasks overlapping their lane predecessor
   uint64_t CyclesBroken = 0;     ///< edges dropped to break cycles
-  /// A trace with no calls and no GPU work: its outermost CPU operators,
-  /// made the tasks.
-  uint64_t CpuOperatorTasks = 0;
+  /// cpu-op tasks: the self time of CPU ops, annotations and modules (the
+  /// time inside a range not covered by a range or call within it), and of
+  /// how many ranges.
+  uint64_t CpuOpTasks = 0, CpuOpRanges = 0;
+  /// Ranges that overlapped a range they start in without nesting in it,
+  /// clipped to its end; ranges that run across a step boundary on the
+  /// step's thread, whose self time is split there. The first of each.
+  uint64_t ClippedRanges = 0, RangesAcrossSteps = 0;
+  std::string ClippedNote, AcrossStepsNote;
+  /// Self time cut where it was a wait for another thread's work
+  /// (HandOverWaits.cpp).
+  uint64_t HandOverWaits = 0;
+  /// GPU work without a launch given one on the thread that launches its
+  /// stream's work, and the launch latency that placed it (the trace's
+  /// median; -1 if none was needed).
+  uint64_t InferredLaunches = 0;
+  /// Synchronizing calls split where the work they waited for ended.
+  uint64_t SyncWaitsSplit = 0;
+  int64_t LaunchLatencyNs = -1;
   /// What was dropped to break cycles (the first few).
   std::vector<std::string> CycleNotes;
 };

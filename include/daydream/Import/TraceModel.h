@@ -55,6 +55,12 @@ struct CpuRange {
   uint32_t Thread = 0; ///< index into TraceModel::Threads
   StrId Name = NoId;
   RangeKind Kind = RangeKind::Op;
+  /// The op's "Input Dims" and "Input type" as the trace wrote them
+  /// (`[[3, 224, 224], []]`, `["float", "Scalar"]`), NoId where not
+  /// recorded (record_shapes off). Kept as the notes `input-dims` and
+  /// `input-types` of the op's first cpu-op task.
+  StrId InputDims = NoId;
+  StrId InputTypes = NoId;
 };
 
 /// What a runtime or driver API call does, as far as dependencies go.
