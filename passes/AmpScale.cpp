@@ -144,14 +144,20 @@ class AmpScale {
 public:
   explicit AmpScale(AmpScaleOptions O) : O(std::move(O)) {}
 
-  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
+  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
     ClassFactors Factors = classFactors(O, G);
     // Precision changes nothing on the CPU: only GPU work is grouped.
     std::array<std::vector<TaskId>, NumKernelClasses> ByClass;
     KernelClassifier Classifier(G);
+    size_t Selected = 0;
     for (TaskId T : O.Select.select(G))
-      if (isGpuWork(G.task(T).Kind))
+      if (isGpuWork(G.task(T).Kind)) {
         ByClass[unsigned(Classifier.classOf(T))].push_back(T);
+        ++Selected;
+      }
+    if (Selected == 0)
+      AM.warning("the selection '" + O.Select.describe() +
+                 "' matches no GPU work; nothing was changed");
     for (unsigned C = 0; C != NumKernelClasses; ++C)
       if (Factors[C] != 1.0)
         scaleDurations(G, ByClass[C], Factors[C]);

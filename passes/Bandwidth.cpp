@@ -70,12 +70,14 @@ class Bandwidth {
 public:
   explicit Bandwidth(BandwidthOptions O) : O(std::move(O)) {}
 
-  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
+  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
     double LatencyNs = O.LatencyUs * 1000.0;
     KernelClassifier Classifier(G);
+    size_t Selected = 0;
     for (TaskId T : O.Select.select(G)) {
       if (Classifier.classOf(T) != KernelClass::Communication)
         continue;
+      ++Selected;
       const TaskAttrs *A = G.attrs(T);
       bool Sized = O.Gbps > 0 && A && A->Bytes > 0;
       setDurations(G, T,
@@ -85,6 +87,9 @@ public:
                        : scaledAboveLatencyNs(G.task(T).DurationNs, O.Factor,
                                               LatencyNs));
     }
+    if (Selected == 0)
+      AM.warning("the selection '" + O.Select.describe() +
+                 "' matches no communication task; nothing was changed");
     return PreservedAnalyses::none().preserveSet<StructureAnalyses>();
   }
 

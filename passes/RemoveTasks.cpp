@@ -1,12 +1,15 @@
 //===- RemoveTasks.cpp - Remove selected tasks ----------------------------===//
 //
-// remove-tasks{kind=... phase=... name=RE lane=RE layer=RE}
+// remove-tasks{kind=... phase=... name=RE lane=RE layer=RE within=RE}
 //
 // "What if this work were not there at all?" (Daydream's remove primitive:
-// e.g. every memcpy of a data-loading step, or one layer). The ordering
-// constraints through removed tasks are kept (see removeTasks()). With no
-// selector option it would remove everything, which is never what a user
-// means, so at least one option is required.
+// e.g. every memcpy of a data-loading step, one layer, or with
+// within=DataLoader everything the data loader did). Naming an op
+// (name=aten::to) removes its self time, its cpu-op tasks; within= also
+// removes what runs inside it. The ordering constraints through removed
+// tasks are kept (see removeTasks()). With no selector option it would
+// remove everything, which is never what a user means, so at least one
+// option is required; a selection that matches nothing is a warning.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,12 +32,11 @@ void declare(PassOptionParser &P, RemoveTasksOptions &O) {
 
 llvm::Error validate(const RemoveTasksOptions &O) {
   const TaskSelector &S = O.Select;
-  if (S.Kinds.empty() && S.Phases.empty() && S.NameRegex.empty() &&
-      S.LaneRegex.empty() && S.LayerRegex.empty())
+  if (S.selectsAll())
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "give at least one of kind=, phase=, name=, lane=, layer= "
-        "(it would remove every task)");
+        "give at least one of kind=, phase=, name=, lane=, layer=, within=, "
+        "class=, min-bytes= (it would remove every task)");
   return S.validate();
 }
 
@@ -42,8 +44,8 @@ class RemoveTasks {
 public:
   explicit RemoveTasks(RemoveTasksOptions O) : O(std::move(O)) {}
 
-  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
-    std::vector<TaskId> Victims = O.Select.select(G);
+  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
+    std::vector<TaskId> Victims = O.Select.select(G, AM);
     if (Victims.empty())
       return PreservedAnalyses::all();
     removeTasks(G, Victims);

@@ -37,8 +37,8 @@ class ScaleTasks {
 public:
   explicit ScaleTasks(ScaleTasksOptions O) : O(std::move(O)) {}
 
-  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
-    scaleDurations(G, O.Select.select(G), O.Factor);
+  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
+    scaleDurations(G, O.Select.select(G, AM), O.Factor);
     return PreservedAnalyses::none().preserveSet<StructureAnalyses>();
   }
 

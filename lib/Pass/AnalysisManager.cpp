@@ -36,3 +36,13 @@ void AnalysisManager::invalidate(const PreservedAnalyses &PA) {
     Results.erase(K);
   }
 }
+
+void AnalysisManager::warning(const llvm::Twine &Message) {
+  ++Warnings;
+  if (!OnWarning)
+    return;
+  if (CurrentPass.empty())
+    OnWarning(Message.str());
+  else
+    OnWarning((CurrentPass + ": " + Message).str());
+}

@@ -55,7 +55,9 @@ llvm::Error PassManager::run(Graph &G, AnalysisManager &AM,
       T = PassTimers.back().get();
       T->startTimer();
     }
+    AM.setCurrentPass(P->name());
     llvm::Expected<PreservedAnalyses> PA = P->run(G, AM);
+    AM.setCurrentPass("");
     if (T)
       T->stopTimer();
     if (!PA)

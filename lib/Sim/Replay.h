@@ -154,6 +154,8 @@ public:
     if (Cpu) {
       Mi.MinCpuStart = std::min(Mi.MinCpuStart, S);
       Mi.MaxCpuEnd = std::max(Mi.MaxCpuEnd, E);
+      if (Tk.Kind == TaskKind::Marker && Tk.StartNs == It.StartNs)
+        Mi.MarkerStart = std::min(Mi.MarkerStart, S);
     }
   }
 
@@ -164,6 +166,10 @@ public:
 private:
   /// What an iteration's members add up to.
   struct Members {
+    /// Where the step's own marker (at its recorded start) ran, if it has
+    /// one: the step begins there, whatever other CPU lanes ran before it
+    /// (a pass's worker processes, producing the step's data early).
+    int64_t MarkerStart = std::numeric_limits<int64_t>::max();
     int64_t MinCpuStart = std::numeric_limits<int64_t>::max();
     int64_t MinStart = std::numeric_limits<int64_t>::max();
     int64_t MaxEnd = std::numeric_limits<int64_t>::min();

@@ -7,9 +7,12 @@
 // Membership is decided by recorded times (a task belongs to the iteration
 // that was running when the trace saw it start), because simulated times are
 // what a transformation moved and so cannot say where an iteration begins.
-// An iteration is predicted to begin when its first CPU work begins, since
-// the host loop is what delimits training iterations; GPU work queued by the
-// previous iteration may still be running then.
+// An iteration is predicted to begin when its marker (the zero-length task
+// at the step's recorded start, where the importer puts one) runs, or else
+// when its first CPU work begins, since the host loop is what delimits
+// training iterations; GPU work queued by the previous iteration may still
+// be running then, and so may CPU work a pass put on lanes of its own (a
+// DataLoader's worker processes).
 //
 // SummaryBuilder takes the tasks one at a time, so that the sweep engine
 // credits each task as it simulates it, while the task is in the cache,
@@ -94,7 +97,11 @@ void SummaryBuilder::finish(int64_t Shift) {
       // CPU threads where they have tasks there. GPU work spilling past the
       // last step's CPU end does not belong to its recorded duration.
       bool HasCpu = Mi.MinCpuStart != std::numeric_limits<int64_t>::max();
-      IR.PredictedStartNs = (HasCpu ? Mi.MinCpuStart : Mi.MinStart) + Shift;
+      bool HasMarker = Mi.MarkerStart != std::numeric_limits<int64_t>::max();
+      IR.PredictedStartNs = (HasMarker ? Mi.MarkerStart
+                             : HasCpu  ? Mi.MinCpuStart
+                                       : Mi.MinStart) +
+                            Shift;
       int64_t OwnEnd = (HasCpu ? Mi.MaxCpuEnd : Mi.MaxEnd) + Shift;
       IR.PredictedNs = (HaveNext ? NextStart : OwnEnd) - IR.PredictedStartNs;
       HaveNext = true;

@@ -219,6 +219,8 @@ int dd::ddOptMain(int Argc, char **Argv) {
   // Reports go to stdout unless the graph does.
   bool GraphOnStdout = WriteGraph && Opt.Output == "-";
   AM.setReportStream(GraphOnStdout ? llvm::errs() : llvm::outs());
+  AM.setWarningHandler(
+      [](llvm::StringRef Message) { reportWarning(Tool, Message); });
 
   std::string InputName =
       Opt.Input == "-" ? std::string("<stdin>") : Opt.Input.getValue();

@@ -16,6 +16,7 @@
 #include "daydream/Import/InputFile.h"
 #include "daydream/Pass/PassRegistry.h"
 #include "daydream/Sim/Simulator.h"
+#include "daydream/Tools/ToolSupport.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -157,6 +158,9 @@ dd::projectWithTraces(const RunProfile &Run, llvm::ArrayRef<SeqPointBin> Bins,
       return std::move(E);
     AnalysisManager AM;
     AM.setReportStream(llvm::errs());
+    AM.setWarningHandler([&T](llvm::StringRef Message) {
+      reportWarning("dd-seqpoint", T.Path + ": " + Message);
+    });
     if (llvm::Error E = PM.run(*G, AM))
       return makeError(T.Path + ": " + llvm::toString(std::move(E)));
     auto Opt = simulate(*G);

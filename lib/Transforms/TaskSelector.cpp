@@ -7,6 +7,7 @@
 
 #include "daydream/Transforms/TaskSelector.h"
 #include "daydream/IR/Graph.h"
+#include "daydream/Pass/AnalysisManager.h"
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Transforms/NameMatcher.h"
 
@@ -48,6 +49,37 @@ void printList(llvm::raw_ostream &OS, const std::vector<EnumT> &V) {
     OS << (I ? "," : "") << toString(V[I]);
 }
 
+/// For each layer, whether it or a layer it is nested in has a name
+/// matching \p Pattern: one regex match per distinct name, one visit per
+/// layer (a chain already decided stops the walk up).
+std::vector<char> layersWithin(const Graph &G, StringRef Pattern) {
+  NameMatcher Matches(G, Pattern);
+  size_t N = G.numLayers();
+  // 0 unknown, 1 no, 2 yes.
+  std::vector<char> State(N, 0);
+  std::vector<LayerId> Chain;
+  for (LayerId L = 0; L != N; ++L) {
+    LayerId At = L;
+    // The verifier rejects cycles of parents; the bound keeps an
+    // unverified graph from looping.
+    while (At != NoId && At < N && State[At] == 0 && Chain.size() <= N) {
+      Chain.push_back(At);
+      At = G.layer(At).Parent;
+    }
+    char Above = At != NoId && At < N && State[At] == 2 ? 2 : 1;
+    for (size_t I = Chain.size(); I-- > 0;) {
+      if (Above == 1 && Matches.matches(G.layer(Chain[I]).Name))
+        Above = 2;
+      State[Chain[I]] = Above;
+    }
+    Chain.clear();
+  }
+  std::vector<char> Out(N);
+  for (size_t L = 0; L != N; ++L)
+    Out[L] = State[L] == 2;
+  return Out;
+}
+
 } // namespace
 
 void TaskSelector::declareOptions(PassOptionParser &P) {
@@ -64,6 +96,9 @@ void TaskSelector::declareOptions(PassOptionParser &P) {
   P.add("name", NameRegex, "regex the task name must contain a match of");
   P.add("lane", LaneRegex, "regex the lane name must contain a match of");
   P.add("layer", LayerRegex, "regex the layer name must contain a match of");
+  P.add("within", WithinRegex,
+        "regex that the name of some layer of the task's chain (an op or "
+        "annotation it runs inside) must contain a match of");
   P.add(
       "class",
       "kernel classes to select (gemm, conv, elementwise, norm, reduction, "
@@ -80,7 +115,8 @@ Error TaskSelector::validate() const {
   if (MinBytes < 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "min-bytes must not be negative");
-  for (const std::string *R : {&NameRegex, &LaneRegex, &LayerRegex}) {
+  for (const std::string *R :
+       {&NameRegex, &LaneRegex, &LayerRegex, &WithinRegex}) {
     std::string Msg;
     if (!R->empty() && !llvm::Regex(*R).isValid(Msg))
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -98,6 +134,9 @@ std::vector<TaskId> TaskSelector::select(const Graph &G) const {
   NameMatcher Name(G, NameRegex), LaneName(G, LaneRegex),
       LayerName(G, LayerRegex);
   bool CheckLayer = !LayerRegex.empty();
+  std::vector<char> Within;
+  if (!WithinRegex.empty())
+    Within = layersWithin(G, WithinRegex);
   bool ClassOk[NumKernelClasses];
   for (unsigned C = 0; C != NumKernelClasses; ++C)
     ClassOk[C] = Classes.empty() || llvm::is_contained(Classes, KernelClass(C));
@@ -116,6 +155,8 @@ std::vector<TaskId> TaskSelector::select(const Graph &G) const {
     if (CheckLayer &&
         (Tk.Layer == NoId || !LayerName.matches(G.layer(Tk.Layer).Name)))
       continue;
+    if (!Within.empty() && (Tk.Layer == NoId || !Within[Tk.Layer]))
+      continue;
     if (Classifier &&
         (!isGpuWork(Tk.Kind) || !ClassOk[unsigned(Classifier->classOf(T))]))
       continue;
@@ -127,4 +168,44 @@ std::vector<TaskId> TaskSelector::select(const Graph &G) const {
     Out.push_back(T);
   }
   return Out;
+}
+
+std::vector<TaskId> TaskSelector::select(const Graph &G,
+                                         AnalysisManager &AM) const {
+  std::vector<TaskId> Out = select(G);
+  if (Out.empty())
+    AM.warning("the selection '" + describe() +
+               "' matches no task; nothing was changed");
+  return Out;
+}
+
+bool TaskSelector::selectsAll() const {
+  return Kinds.empty() && Phases.empty() && Classes.empty() && !MinBytes &&
+         NameRegex.empty() && LaneRegex.empty() && LayerRegex.empty() &&
+         WithinRegex.empty();
+}
+
+std::string TaskSelector::describe() const {
+  std::vector<std::string> Parts;
+  auto List = [&](const char *Key, auto &Values) {
+    if (Values.empty())
+      return;
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    printList(OS << Key << '=', Values);
+    Parts.push_back(OS.str());
+  };
+  List("kind", Kinds);
+  List("phase", Phases);
+  for (auto [Key, Regex] :
+       {std::pair<const char *, const std::string *>{"name", &NameRegex},
+        {"lane", &LaneRegex},
+        {"layer", &LayerRegex},
+        {"within", &WithinRegex}})
+    if (!Regex->empty())
+      Parts.push_back(std::string(Key) + "=" + *Regex);
+  List("class", Classes);
+  if (MinBytes)
+    Parts.push_back("min-bytes=" + std::to_string(MinBytes));
+  return Parts.empty() ? "every task" : llvm::join(Parts, " ");
 }

@@ -30,7 +30,7 @@ struct PipelineTest : ::testing::Test {
 TEST_F(PipelineTest, PrintsEveryOptionAndParsesBack) {
   std::string P = roundTrip("scale-tasks{factor=0.5 kind=kernel},print<stats>");
   EXPECT_EQ(P, "scale-tasks{factor=0.5 kind=kernel phase=all name=\"\" "
-               "lane=\"\" layer=\"\" class=all min-bytes=0},"
+               "lane=\"\" layer=\"\" within=\"\" class=all min-bytes=0},"
                "print<stats>{json=false}");
   EXPECT_EQ(roundTrip(P), P);
 }
@@ -71,7 +71,7 @@ TEST_F(PipelineTest, Errors) {
             "error: unknown pass 'no-such-pass' (see -print-passes)");
   EXPECT_EQ(roundTrip("scale-tasks{factr=2}"),
             "error: pass 'scale-tasks': unknown option 'factr' (valid: factor, "
-            "kind, phase, name, lane, layer, class, min-bytes)");
+            "kind, phase, name, lane, layer, within, class, min-bytes)");
   EXPECT_EQ(roundTrip("scale-tasks{factor=fast}"),
             "error: pass 'scale-tasks': option 'factor': expected a number, "
             "found 'fast'");
@@ -91,7 +91,8 @@ TEST_F(PipelineTest, Errors) {
             "'}'");
   EXPECT_EQ(roundTrip("remove-tasks"),
             "error: pass 'remove-tasks': give at least one of kind=, phase=, "
-            "name=, lane=, layer= (it would remove every task)");
+            "name=, lane=, layer=, within=, class=, min-bytes= (it would remove "
+            "every task)");
   EXPECT_EQ(roundTrip("print<stats>{json}"),
             "error: pass 'print<stats>': expected key=value, found 'json'");
 }

@@ -16,9 +16,12 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <memory>
+#include <string>
 
 namespace dd {
 
@@ -118,6 +121,18 @@ public:
   llvm::raw_ostream &reportStream() const { return *Report; }
   void setReportStream(llvm::raw_ostream &OS) { Report = &OS; }
 
+  /// A pass's warning: the graph did not let it do what it was asked (a
+  /// selection that matched no task), so its answer may not be the one
+  /// meant. The message goes to the handler the tool set (dd-opt prints
+  /// "dd-opt: warning: ..."), prefixed with the running pass's name;
+  /// without a handler it is dropped. Counted either way.
+  using WarningHandler = std::function<void(llvm::StringRef Message)>;
+  void setWarningHandler(WarningHandler H) { OnWarning = std::move(H); }
+  void warning(const llvm::Twine &Message);
+  unsigned numWarnings() const { return Warnings; }
+  /// The pass that warnings name; the PassManager sets it before each pass.
+  void setCurrentPass(llvm::StringRef Name) { CurrentPass = Name.str(); }
+
 private:
   struct ResultConcept {
     virtual ~ResultConcept() = default;
@@ -135,6 +150,9 @@ private:
   llvm::DenseMap<AnalysisKey *, Entry> Results;
   llvm::raw_ostream *DebugLog;
   llvm::raw_ostream *Report = &llvm::errs();
+  WarningHandler OnWarning;
+  std::string CurrentPass;
+  unsigned Warnings = 0;
 };
 
 } // namespace dd

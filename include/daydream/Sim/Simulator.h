@@ -51,9 +51,11 @@
 // no rank, the job-wide ones with Rank -1), and "next iteration" below means
 // the next one of the same rank; tasks before the first belong to none, and so
 // do tasks on CpuThread lanes that start after the iteration's recorded end
-// (StartNs + MeasuredNs, where measured). An
-// iteration's predicted start is the smallest simulated start of its members
-// on CpuThread lanes (of all its members if none is on a CPU thread). Its
+// (StartNs + MeasuredNs, where measured). An iteration's predicted start is
+// the simulated start of its marker, a Marker task on a CpuThread lane whose
+// recorded StartNs is the iteration's (the earliest, if several); without
+// one, the smallest simulated start of its members on CpuThread lanes (of
+// all its members if none is on a CPU thread). Its
 // predicted duration runs to the predicted start of the next iteration that
 // has members, or, for the last such one, to the largest simulated end of its
 // own members on CpuThread lanes (of all its members if none is on a CPU

@@ -7,11 +7,18 @@
 //   name=REGEX           task name (POSIX extended regex, searched)
 //   lane=REGEX           name of the task's lane
 //   layer=REGEX          name of the task's layer (tasks without one never
-//   match)
+//   match): the innermost CPU range around it, or for a cpu-op task the
+//   range whose self time it is
+//   within=REGEX         any layer of the task's chain: the task runs inside
+//   an op or annotation whose name matches (within=DataLoader selects the
+//   data loader's whole time, the self time of every op inside it and the
+//   calls and GPU work they launch)
 //   class=gemm,conv      kernel classes (KernelClass.h; GPU work only)
 //   min-bytes=N          tasks whose recorded bytes attribute is at least N
-// Regexes are matched once per distinct string, not once per task, so
-// selection is linear in the number of tasks.
+// Regexes are matched once per distinct string, and within= once per layer,
+// not once per task, so selection is linear in the number of tasks. A
+// selection that matches nothing is a warning naming the pass and the
+// selector (select() with an AnalysisManager).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +35,7 @@
 
 namespace dd {
 
+class AnalysisManager;
 class Graph;
 class PassOptionParser;
 
@@ -39,14 +47,22 @@ struct TaskSelector {
   /// 0 means no constraint; otherwise tasks without attributes never match.
   int64_t MinBytes = 0;
   /// Empty means no constraint.
-  std::string NameRegex, LaneRegex, LayerRegex;
+  std::string NameRegex, LaneRegex, LayerRegex, WithinRegex;
 
-  /// Declares kind=, phase=, name=, lane= and layer= on a pass's options.
+  /// Declares kind=, phase=, name=, lane=, layer=, within=, class= and
+  /// min-bytes= on a pass's options.
   void declareOptions(PassOptionParser &P);
   /// Rejects regexes that do not compile.
   llvm::Error validate() const;
   /// Live tasks that match, in id order.
   std::vector<TaskId> select(const Graph &G) const;
+  /// The same, and a warning through \p AM if no task matches.
+  std::vector<TaskId> select(const Graph &G, AnalysisManager &AM) const;
+  /// The constraints set, as they are written: "kind=cpu-op layer=Data",
+  /// or "every task" if none.
+  std::string describe() const;
+  /// Whether no option narrows the selection.
+  bool selectsAll() const;
 };
 
 } // namespace dd
