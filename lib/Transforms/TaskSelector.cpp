@@ -9,6 +9,7 @@
 #include "daydream/IR/Graph.h"
 #include "daydream/Pass/AnalysisManager.h"
 #include "daydream/Pass/PassOptions.h"
+#include "daydream/Transforms/LayerChains.h"
 #include "daydream/Transforms/NameMatcher.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -47,37 +48,6 @@ void printList(llvm::raw_ostream &OS, const std::vector<EnumT> &V) {
   }
   for (size_t I = 0; I != V.size(); ++I)
     OS << (I ? "," : "") << toString(V[I]);
-}
-
-/// For each layer, whether it or a layer it is nested in has a name
-/// matching \p Pattern: one regex match per distinct name, one visit per
-/// layer (a chain already decided stops the walk up).
-std::vector<char> layersWithin(const Graph &G, StringRef Pattern) {
-  NameMatcher Matches(G, Pattern);
-  size_t N = G.numLayers();
-  // 0 unknown, 1 no, 2 yes.
-  std::vector<char> State(N, 0);
-  std::vector<LayerId> Chain;
-  for (LayerId L = 0; L != N; ++L) {
-    LayerId At = L;
-    // The verifier rejects cycles of parents; the bound keeps an
-    // unverified graph from looping.
-    while (At != NoId && At < N && State[At] == 0 && Chain.size() <= N) {
-      Chain.push_back(At);
-      At = G.layer(At).Parent;
-    }
-    char Above = At != NoId && At < N && State[At] == 2 ? 2 : 1;
-    for (size_t I = Chain.size(); I-- > 0;) {
-      if (Above == 1 && Matches.matches(G.layer(Chain[I]).Name))
-        Above = 2;
-      State[Chain[I]] = Above;
-    }
-    Chain.clear();
-  }
-  std::vector<char> Out(N);
-  for (size_t L = 0; L != N; ++L)
-    Out[L] = State[L] == 2;
-  return Out;
 }
 
 } // namespace
@@ -134,9 +104,9 @@ std::vector<TaskId> TaskSelector::select(const Graph &G) const {
   NameMatcher Name(G, NameRegex), LaneName(G, LaneRegex),
       LayerName(G, LayerRegex);
   bool CheckLayer = !LayerRegex.empty();
-  std::vector<char> Within;
+  std::vector<LayerId> Within;
   if (!WithinRegex.empty())
-    Within = layersWithin(G, WithinRegex);
+    Within = nearestMatchingLayers(G, WithinRegex);
   bool ClassOk[NumKernelClasses];
   for (unsigned C = 0; C != NumKernelClasses; ++C)
     ClassOk[C] = Classes.empty() || llvm::is_contained(Classes, KernelClass(C));
@@ -155,7 +125,7 @@ std::vector<TaskId> TaskSelector::select(const Graph &G) const {
     if (CheckLayer &&
         (Tk.Layer == NoId || !LayerName.matches(G.layer(Tk.Layer).Name)))
       continue;
-    if (!Within.empty() && (Tk.Layer == NoId || !Within[Tk.Layer]))
+    if (!Within.empty() && (Tk.Layer == NoId || Within[Tk.Layer] == NoId))
       continue;
     if (Classifier &&
         (!isGpuWork(Tk.Kind) || !ClassOk[unsigned(Classifier->classOf(T))]))

@@ -39,6 +39,7 @@ TEST_F(PipelineTest, EveryBuiltinPassPrintsWhatParsesBack) {
   // Defaults, plus the options the passes that need some require.
   const llvm::StringMap<std::string> Required = {
       {"remove-tasks", "kind=memcpy"},
+      {"dataloader-workers", "workers=4"},
       {"ddp-insert", "params-mb=10"},
       {"p3", "params-mb=10"},
       {"retarget-gpu", "to=h100 from=v100"},
