@@ -44,27 +44,41 @@ public:
     while (NextCall != Calls.size() && Calls[NextCall].second <= A)
       ++NextCall;
     int64_t X = A;
+    // What resumes the range's previous piece (after a child that took no
+    // time) continues it; what follows a call does not.
+    bool Continues = true;
     for (size_t K = NextCall; K != Calls.size() && Calls[K].first < B; ++K) {
       if (Calls[K].first > X)
-        splitAtBounds(R, X, Calls[K].first);
+        splitAtBounds(R, X, Calls[K].first, Continues);
+      Continues = false;
       X = std::max(X, Calls[K].second);
       if (X >= B)
         return;
     }
-    splitAtBounds(R, X, B);
+    splitAtBounds(R, X, B, Continues);
   }
 
 private:
-  void splitAtBounds(uint32_t R, int64_t X, int64_t Y) {
-    while (NextBound != Bounds.size() && Bounds[NextBound] <= X)
+  void splitAtBounds(uint32_t R, int64_t X, int64_t Y, bool Continues) {
+    while (NextBound != Bounds.size() && Bounds[NextBound] < X)
       ++NextBound;
+    if (NextBound != Bounds.size() && Bounds[NextBound] == X)
+      Continues = false; // a step begins here
     for (size_t K = NextBound; K != Bounds.size() && Bounds[K] < Y; ++K) {
-      add(R, X, Bounds[K]);
-      X = Bounds[K];
+      if (Bounds[K] > X) {
+        add(R, X, Bounds[K], Continues);
+        X = Bounds[K];
+      }
+      Continues = false;
     }
-    add(R, X, Y);
+    add(R, X, Y, Continues);
   }
-  void add(uint32_t R, int64_t X, int64_t Y) {
+  void add(uint32_t R, int64_t X, int64_t Y, bool Continues) {
+    if (Continues && !C.Pieces.empty() && C.Pieces.back().Range == R &&
+        C.Pieces.back().EndNs == X) {
+      C.Pieces.back().EndNs = Y;
+      return;
+    }
     C.Pieces.push_back(SelfPiece{X, Y, R});
   }
 

@@ -319,7 +319,10 @@ TEST(LoweringTest, CyclesLoseTheirMostDoubtfulEdge) {
 /// itself: kernels start when launched and their stream is free, or when the
 /// other stream's work they wait for ends; synchronize calls return when the
 /// last launched work ends; the autograd thread takes over after the main
-/// thread's forward calls and hands back after its last call.
+/// thread's forward calls and hands back after its last call. Each launch
+/// is inside an op, itself sometimes inside another, with CPU time around
+/// the call (their self time), and in some seeds the main thread waits
+/// for the backward inside an annotation.
 ModelBuilder randomTrace(unsigned Seed) {
   std::mt19937 Rng(Seed);
   auto Pick = [&](int Lo, int Hi) {
@@ -332,7 +335,14 @@ ModelBuilder randomTrace(unsigned Seed) {
   int64_t Last[2] = {0, 0};
   uint32_t Corr = 1;
   auto Launch = [&](uint32_t Thread, int64_t &Now) {
-    int64_t Start = Now + Pick(0, 3000), End = Start + Pick(3000, 8000);
+    int64_t OpStart = Now + Pick(0, 1000);
+    int64_t Start = OpStart + Pick(0, 2000), End = Start + Pick(3000, 8000);
+    int64_t OpEnd = End + Pick(0, 2000);
+    B.range("aten::op" + std::to_string(Pick(0, 2)), OpStart, OpEnd,
+            RangeKind::Op, Thread);
+    if (Pick(0, 1))
+      B.range("aten::outer", OpStart, OpEnd + Pick(0, 1000), RangeKind::Op,
+              Thread);
     unsigned S = Pick(0, 3) == 0;
     int64_t KStart = std::max(End, StreamFree[S]);
     // Sometimes stream 8 waits for stream 7, long enough to be told apart
@@ -345,17 +355,20 @@ ModelBuilder randomTrace(unsigned Seed) {
     ++Corr;
     StreamFree[S] = KEnd;
     Last[S] = KEnd;
-    Now = End;
+    Now = OpEnd + 1000; // past any outer op
   };
   for (int Step = 0; Step != 3; ++Step) {
     int64_t StepStart = Cpu;
     for (int K = Pick(5, 15); K; --K)
       Launch(0, Cpu);
     // Hand over to the autograd thread and back.
+    int64_t Handed = Cpu;
     int64_t Bw = Cpu + Pick(60000, 90000);
     for (int K = Pick(5, 15); K; --K)
       Launch(Bwd, Bw);
     Cpu = Bw + Pick(60000, 90000);
+    if (Seed % 2)
+      B.range("## backward ##", Handed, Cpu, RangeKind::Annotation);
     for (int K = Pick(1, 4); K; --K)
       Launch(0, Cpu);
     int64_t SyncStart = Cpu + Pick(0, 2000);
@@ -372,10 +385,13 @@ ModelBuilder randomTrace(unsigned Seed) {
 }
 
 TEST(LoweringTest, ReplayReproducesRecordedCpuStarts) {
+  uint64_t Waits = 0, CpuOps = 0;
   for (unsigned Seed = 1; Seed <= 20; ++Seed) {
     ModelBuilder B = randomTrace(Seed);
     std::vector<ApiCall> Calls = B.M.Calls;
     Lowered L = lower(B);
+    Waits += L.Stats.HandOverWaits;
+    CpuOps += L.Stats.CpuOpTasks;
     auto R = simulate(L.G);
     ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
     for (TaskId T = 0; T != L.G.numTaskSlots(); ++T) {
@@ -388,6 +404,9 @@ TEST(LoweringTest, ReplayReproducesRecordedCpuStarts) {
       if (&I != &R->Iterations.back())
         EXPECT_EQ(I.PredictedNs, I.MeasuredNs) << "seed " << Seed;
   }
+  // The traces exercise ops' self time and waits inside an annotation.
+  EXPECT_GT(CpuOps, 0u);
+  EXPECT_GT(Waits, 0u);
 }
 
 } // namespace

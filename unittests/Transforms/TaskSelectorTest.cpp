@@ -2,6 +2,7 @@
 
 #include "daydream/Transforms/TaskSelector.h"
 #include "../IR/GraphBuilder.h"
+#include "daydream/Pass/AnalysisManager.h"
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Transforms/NameMatcher.h"
 
@@ -56,6 +57,53 @@ TEST_F(TaskSelectorTest, ByLaneAndPhase) {
 TEST_F(TaskSelectorTest, ByLayerSkipsTasksWithoutOne) {
   G.task(Gemm).Layer = G.addLayer(Layer{G.intern("encoder.fc1"), NoId});
   EXPECT_EQ(select("layer=fc1"), (std::vector<TaskId>{Gemm}));
+}
+
+TEST_F(TaskSelectorTest, WithinMatchesAnyLayerOfTheChain) {
+  // DataLoader > stack > empty; a call in "empty" runs within all three.
+  LayerId Loader = G.addLayer(Layer{G.intern("enumerate(DataLoader)"), NoId});
+  LayerId Stack = G.addLayer(Layer{G.intern("aten::stack"), Loader});
+  LayerId Empty = G.addLayer(Layer{G.intern("aten::empty"), Stack});
+  // A layer whose parent comes after it is found too.
+  LayerId Late = G.addLayer(Layer{G.intern("aten::copy_"), NoId});
+  LayerId Early = G.addLayer(Layer{G.intern("aten::to"), Late});
+  G.task(Launch).Layer = Empty;
+  G.task(Gemm).Layer = Loader;
+  G.task(Relu).Layer = Early;
+  EXPECT_EQ(select("within=DataLoader"), (std::vector<TaskId>{Launch, Gemm}));
+  EXPECT_EQ(select("within=stack"), (std::vector<TaskId>{Launch}));
+  EXPECT_EQ(select("within=copy_"), (std::vector<TaskId>{Relu}));
+  // layer= is the innermost layer alone.
+  EXPECT_EQ(select("layer=DataLoader"), (std::vector<TaskId>{Gemm}));
+  EXPECT_TRUE(select("within=nothing").empty());
+}
+
+TEST_F(TaskSelectorTest, DescribesItselfAsWritten) {
+  TaskSelector S;
+  EXPECT_EQ(S.describe(), "every task");
+  EXPECT_TRUE(S.selectsAll());
+  S.Kinds = {TaskKind::CpuOp, TaskKind::Kernel};
+  S.WithinRegex = "DataLoader";
+  S.MinBytes = 8;
+  EXPECT_EQ(S.describe(), "kind=cpu-op,kernel within=DataLoader min-bytes=8");
+  EXPECT_FALSE(S.selectsAll());
+}
+
+TEST_F(TaskSelectorTest, AnEmptySelectionWarns) {
+  AnalysisManager AM;
+  std::vector<std::string> Warnings;
+  AM.setWarningHandler(
+      [&](llvm::StringRef W) { Warnings.push_back(W.str()); });
+  AM.setCurrentPass("remove-tasks");
+  TaskSelector S;
+  S.NameRegex = "nothing";
+  EXPECT_TRUE(S.select(G, AM).empty());
+  S.NameRegex = "relu";
+  EXPECT_EQ(S.select(G, AM), (std::vector<TaskId>{Relu}));
+  ASSERT_EQ(Warnings.size(), 1u);
+  EXPECT_EQ(Warnings[0], "remove-tasks: the selection 'name=nothing' matches "
+                         "no task; nothing was changed");
+  EXPECT_EQ(AM.numWarnings(), 1u);
 }
 
 TEST_F(TaskSelectorTest, SkipsRemovedTasks) {
