@@ -199,6 +199,17 @@ def write_doc(path, rows, ablated, whatif, median, worst, ntraces, pass_rows, jo
     lines += [f"| {t} | {s} | {ms(m)} | {ms(p)} | {100 * e:+.3f}% |" for t, s, m, p, e in rows]
     lines += [
         "",
+        "What is left is mostly synchronizing calls' last microseconds after the",
+        "work they waited for (under 5 us a call, kept as the call's duration, which",
+        "the simulator overlaps with the wait; docs/Import.md, \"sync durations\").",
+        "Since CPU ops' self time became tasks and the autograd engine's thread",
+        "waits for the main thread's backward call (issue 21), a step can no longer",
+        "be held at its recorded length by a thread that started at its recorded",
+        "time whatever the others did: the DLRM ranks replayed within 0.05% that",
+        "way before, and replay within 0.15% now that their copies' waits for the",
+        "all-to-all streams and their blocking copies' time after the wait are",
+        "modelled instead.",
+        "",
         "## Multi-rank jobs as one graph",
         "",
         "Each job's ranks imported together (`dd-import rank*.json.gz -o job.ddir`):",
