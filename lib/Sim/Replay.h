@@ -154,8 +154,8 @@ public:
     if (Cpu) {
       Mi.MinCpuStart = std::min(Mi.MinCpuStart, S);
       Mi.MaxCpuEnd = std::max(Mi.MaxCpuEnd, E);
-      if (Tk.Kind == TaskKind::Marker && Tk.StartNs == It.StartNs)
-        Mi.MarkerStart = std::min(Mi.MarkerStart, S);
+      if (LLVM_UNLIKELY(Tk.Kind == TaskKind::Marker))
+        noteMarker(Mi, Tk.StartNs == It.StartNs, S);
     }
   }
 
@@ -176,6 +176,9 @@ private:
     int64_t MaxCpuEnd = std::numeric_limits<int64_t>::min();
     bool Any = false;
   };
+  /// Out of the loop over every task: markers are one a step.
+  LLVM_ATTRIBUTE_NOINLINE static void noteMarker(Members &Mi, bool AtStart,
+                                                 int64_t S);
 
   /// Finds the iteration of a recorded start time. Tasks come mostly in
   /// recorded-time order, so the previous answer is tried before a binary

@@ -73,6 +73,11 @@ SummaryBuilder::SummaryBuilder(const Graph &G, SimResult &R)
   R.Lanes.assign(G.numLanes(), LaneResult());
 }
 
+void SummaryBuilder::noteMarker(Members &Mi, bool AtStart, int64_t S) {
+  if (AtStart)
+    Mi.MarkerStart = std::min(Mi.MarkerStart, S);
+}
+
 void SummaryBuilder::finish(int64_t Shift) {
   R.MakespanNs =
       AnyTask ? std::max(MaxEnd + Shift, R.OriginNs) - R.OriginNs : 0;
