@@ -6,8 +6,10 @@
 // of that run (Sim/CriticalPath.h): its length, which is the makespan, and
 // where that time goes by task kind, phase and lane kind, with gaps (time
 // the trace did not see) on their own line so every breakdown adds up to the
-// length; the GPU work and the layers that hold most of it; and how many
-// tasks have how much slack. A printer pass: it changes nothing, preserves
+// length; the GPU work, the CPU ops and the layers that hold most of it; and
+// how many tasks have how much slack. A path that begins with a long gap is
+// flagged: that time is before any traced work of its lane, and no pass on
+// traced work shortens it. A printer pass: it changes nothing, preserves
 // every analysis and writes to the report stream in a fixed order.
 //
 //===----------------------------------------------------------------------===//
@@ -38,7 +40,8 @@ struct PrintCriticalPathOptions {
 
 void declare(PassOptionParser &P, PrintCriticalPathOptions &O) {
   P.add("json", O.Json, "print JSON instead of text");
-  P.add("top", O.Top, "how many kernel names and layers to list (>= 0)");
+  P.add("top", O.Top,
+        "how many kernel names, op names and layers to list (>= 0)");
   P.add("tasks", O.Tasks, "also list every task on the path");
   P.add("policy", O.Policy, "scheduling policy for by-priority lanes");
 }
@@ -65,6 +68,12 @@ constexpr const char *SlackLabels[] = {"zero",   "<1us", "<10us",
                                        "<100ms", "<1s",  ">=1s"};
 constexpr size_t NumSlackBuckets = std::size(SlackLabels);
 
+/// A first gap of this share of the path is flagged: a twentieth of the run
+/// spent before the lane's first traced task bounds what any what-if on
+/// traced work can change, and is most often a trace that began before its
+/// workload did (profiler start-up, a thread that waited for work).
+constexpr double LongFirstGapShare = 0.05;
+
 struct Report {
   const SimResult *Sim = nullptr;
   /// Kept only to list it (tasks=true): the figures below need no path.
@@ -72,7 +81,10 @@ struct Report {
   CriticalPathBreakdown Time;
   uint64_t NumSteps = 0;
   uint64_t Blocked = 0;
-  std::vector<Group> Kernels, Layers;
+  /// The path's first task (the last one visited) and its gap.
+  TaskId First = NoId;
+  int64_t FirstGapNs = 0;
+  std::vector<Group> Kernels, Ops, Layers;
   uint64_t SlackCounts[NumSlackBuckets] = {};
 };
 
@@ -141,7 +153,7 @@ private:
 class Summarizer final : public CriticalPathVisitor {
 public:
   Summarizer(const Graph &G, Report &Rep)
-      : G(G), Rep(Rep), Kernels(G), Layers(G),
+      : G(G), Rep(Rep), Kernels(G), Ops(G), Layers(G),
         AllLive(G.numTasks() == G.numTaskSlots()) {
     for (unsigned K = 0; K != NumTaskKinds; ++K)
       GpuKind[K] = isGpuWork(TaskKind(K));
@@ -158,6 +170,13 @@ public:
     // GPU task's gap is the GPU's scheduling latency, not the kernel's.
     if (GpuKind[unsigned(Tk.Kind)] && Tk.Name != NoId)
       Kernels.add(Tk.Name, S.WorkNs);
+    // A cpu-op task is an op's own time; its gap is untraced time outside
+    // every op, which is the gap line's, not the op's.
+    if (Tk.Kind == TaskKind::CpuOp && Tk.Name != NoId)
+      Ops.add(Tk.Name, S.WorkNs);
+    // Steps come from the last to the first.
+    Rep.First = S.Task;
+    Rep.FirstGapNs = S.GapNs;
     // By name: importers make one layer per distinct chain of enclosing
     // operators, so one operator's time is spread over many layers. A CPU
     // task's gap is untraced work inside the operators that enclose it.
@@ -188,13 +207,14 @@ public:
 
   void finish(size_t Top) {
     Rep.Kernels = Kernels.top(Top);
+    Rep.Ops = Ops.top(Top);
     Rep.Layers = Layers.top(Top);
   }
 
 private:
   const Graph &G;
   Report &Rep;
-  GroupTable Kernels, Layers;
+  GroupTable Kernels, Ops, Layers;
   bool GpuKind[NumTaskKinds];
   std::vector<LaneKind> LaneKinds;
   const bool AllLive;
@@ -203,6 +223,21 @@ private:
 std::string percentOf(int64_t Part, int64_t Whole) {
   double Share = Whole ? 100.0 * double(Part) / double(Whole) : 0.0;
   return llvm::formatv("{0:f1}%", Share).str();
+}
+
+bool startsWithLongGap(const Report &Rep) {
+  return Rep.First != NoId && Rep.Sim->MakespanNs > 0 &&
+         double(Rep.FirstGapNs) >=
+             LongFirstGapShare * double(Rep.Sim->MakespanNs);
+}
+
+/// "@3 'stream 7' rank 1": where a task ran.
+std::string laneOf(const Graph &G, TaskId T) {
+  const Lane &L = G.lane(G.task(T).Lane);
+  std::string S = llvm::formatv("@{0} '{1}'", G.task(T).Lane, G.str(L.Name));
+  if (L.Rank >= 0)
+    S += llvm::formatv(" rank {0}", L.Rank).str();
+  return S;
 }
 
 class PrintCriticalPath {
@@ -278,12 +313,19 @@ private:
     OS << "  length " << Len << " ns\n";
     OS << "  tasks " << Rep.NumSteps << " of " << G.numTasks() << " ("
        << Rep.Blocked << " blocked on a sync)\n";
+    if (startsWithLongGap(Rep))
+      OS << "  note: the path starts with " << Rep.FirstGapNs << " ns ("
+         << percentOf(Rep.FirstGapNs, Len) << ") of untraced time before '"
+         << G.str(G.task(Rep.First).Name) << "' on " << laneOf(G, Rep.First)
+         << ": time before the first traced work of that lane, which no "
+            "pass on traced work shortens\n";
     Breakdown("by task kind", TaskKind(), Rep.Time.ByTaskKind, NumTaskKinds,
               true);
     Breakdown("by phase", Phase(), Rep.Time.ByPhase, NumPhases, false);
     Breakdown("by lane kind", LaneKind(), Rep.Time.ByLaneKind, NumLaneKinds,
               true);
     Groups("top kernels", Rep.Kernels);
+    Groups("top ops", Rep.Ops);
     Groups("top layers", Rep.Layers);
     OS << "  slack:\n";
     for (size_t I = 0; I != NumSlackBuckets; ++I)
@@ -293,13 +335,13 @@ private:
       return;
     OS << "  path:\n";
     for (const CriticalStep &S : Rep.Path.Steps)
-      OS << llvm::formatv("    %{0} '{1}' start {2} end {3} gap {4} slack "
-                          "{5}{6}\n",
+      OS << llvm::formatv("    %{0} '{1}' {7} start {2} end {3} gap {4} "
+                          "slack {5}{6}\n",
                           S.Task, G.str(G.task(S.Task).Name),
                           Rep.Sim->Start[S.Task] - Rep.Sim->OriginNs,
                           Rep.Sim->End[S.Task] - Rep.Sim->OriginNs, S.GapNs,
-                          Rep.Path.SlackNs[S.Task],
-                          S.Blocked ? " blocked" : "");
+                          Rep.Path.SlackNs[S.Task], S.Blocked ? " blocked" : "",
+                          laneOf(G, S.Task));
   }
 
   void printJson(const Graph &G, const Report &Rep,
@@ -340,7 +382,10 @@ private:
         {"by_lane_kind",
          Breakdown(LaneKind(), Rep.Time.ByLaneKind, NumLaneKinds, true)},
         {"top_kernels", Groups(Rep.Kernels)},
+        {"top_ops", Groups(Rep.Ops)},
         {"top_layers", Groups(Rep.Layers)},
+        {"first_gap_ns", Rep.First == NoId ? 0 : Rep.FirstGapNs},
+        {"starts_with_long_gap", startsWithLongGap(Rep)},
         {"slack", std::move(Slack)}};
     if (O.Tasks)
       Root["path"] = jsonPath(G, Rep);
@@ -353,6 +398,9 @@ private:
       Arr.push_back(llvm::json::Object{
           {"id", int64_t(S.Task)},
           {"name", G.str(G.task(S.Task).Name)},
+          {"lane", int64_t(G.task(S.Task).Lane)},
+          {"lane_name", G.str(G.lane(G.task(S.Task).Lane).Name)},
+          {"rank", int64_t(G.lane(G.task(S.Task).Lane).Rank)},
           {"start_ns", Rep.Sim->Start[S.Task] - Rep.Sim->OriginNs},
           {"end_ns", Rep.Sim->End[S.Task] - Rep.Sim->OriginNs},
           {"gap_ns", S.GapNs},
