@@ -115,20 +115,19 @@ llvm::Error dd::import::lowerInto(ImportResult &R, TraceModel &&Model,
   R.G = std::move(*G);
   // Inconsistent CPU ranges were clipped into a consistent graph; say so.
   const LoweringStats &L = R.Lowered;
-  if (L.ClippedRanges)
-    R.Warnings.push_back(
-        (R.Name + ": " + llvm::Twine(L.ClippedRanges) +
-         " CPU ranges overlap a range they start in without nesting in it, "
-         "clipped to its end (first: " +
-         L.ClippedNote + ")")
-            .str());
-  if (L.RangesAcrossSteps)
-    R.Warnings.push_back(
-        (R.Name + ": " + llvm::Twine(L.RangesAcrossSteps) +
-         " CPU ranges run across a step boundary, their self time split "
-         "there (first: " +
-         L.AcrossStepsNote + ")")
-            .str());
+  auto Warn = [&R](uint64_t Count, const char *What, const std::string &First) {
+    if (Count)
+      R.Warnings.push_back((R.Name + ": " + llvm::Twine(Count) + What +
+                            " (first: " + First + ")")
+                               .str());
+  };
+  Warn(L.ClippedRanges,
+       " CPU ranges overlap a range they start in without nesting in it, "
+       "clipped to its end",
+       L.ClippedNote);
+  Warn(L.RangesAcrossSteps,
+       " CPU ranges run across a step boundary, their self time split there",
+       L.AcrossStepsNote);
   R.LowerSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();

@@ -39,63 +39,60 @@ uint64_t elementBytes(StringRef Type) {
 /// Skips spaces in \p S.
 void skipSpace(StringRef &S) { S = S.ltrim(" \t\r\n"); }
 
-/// Elements of each input of "Input Dims" as written ([[394241], []]): the
-/// product of its dimensions, UINT64_MAX for a non-tensor ([]). False if
-/// the text is not an array of arrays of non-negative integers, or a tensor
-/// is too large to be real.
-bool elementCounts(StringRef S, llvm::SmallVectorImpl<uint64_t> &Out) {
+/// Reads a JSON array as written off the front of \p S, calling \p Item on
+/// \p S at each element, which reads the element off it and says whether
+/// it was one. False if \p S does not start with such an array.
+template <typename ItemFn> bool readList(StringRef &S, ItemFn Item) {
   skipSpace(S);
   if (!S.consume_front("["))
     return false;
   skipSpace(S);
   if (S.consume_front("]"))
-    return S.trim().empty();
+    return true;
   for (;;) {
     skipSpace(S);
-    if (!S.consume_front("["))
+    if (!Item(S))
       return false;
-    uint64_t N = 1;
-    bool Any = false;
-    skipSpace(S);
-    if (!S.consume_front("]")) {
-      for (;;) {
-        skipSpace(S);
-        // Digits only, as shapes are written: no sign, fraction or exponent.
-        size_t Len = S.find_first_not_of("0123456789");
-        uint64_t D = 0;
-        if (Len == 0 || S.substr(0, Len).getAsInteger(10, D) ||
-            (D != 0 && N > UINT64_MAX / D / 16)) // not a real tensor
-          return false;
-        S = S.substr(Len);
-        Any = true;
-        N *= D;
-        skipSpace(S);
-        if (S.consume_front("]"))
-          break;
-        if (!S.consume_front(","))
-          return false;
-      }
-    }
-    Out.push_back(Any ? N : UINT64_MAX);
     skipSpace(S);
     if (S.consume_front("]"))
-      return S.trim().empty();
+      return true;
     if (!S.consume_front(","))
       return false;
   }
 }
 
+/// Elements of each input of "Input Dims" as written ([[394241], []]): the
+/// product of its dimensions, UINT64_MAX for a non-tensor ([]). False if
+/// the text is not an array of arrays of non-negative integers, or a tensor
+/// is too large to be real.
+bool elementCounts(StringRef S, llvm::SmallVectorImpl<uint64_t> &Out) {
+  auto Input = [&Out](StringRef &S) {
+    uint64_t N = 1;
+    bool Any = false;
+    auto Dim = [&](StringRef &S) {
+      // Digits only, as shapes are written: no sign, fraction or exponent.
+      size_t Len = S.find_first_not_of("0123456789");
+      uint64_t D = 0;
+      if (Len == 0 || S.substr(0, Len).getAsInteger(10, D) ||
+          (D != 0 && N > UINT64_MAX / D / 16)) // not a real tensor
+        return false;
+      S = S.substr(Len);
+      Any = true;
+      N *= D;
+      return true;
+    };
+    if (!readList(S, Dim))
+      return false;
+    Out.push_back(Any ? N : UINT64_MAX);
+    return true;
+  };
+  return readList(S, Input) && S.trim().empty();
+}
+
 /// The names of "Input type" as written (["float", "Scalar"]); false if the
 /// text is not an array of strings without escapes.
 bool typeNames(StringRef S, llvm::SmallVectorImpl<StringRef> &Out) {
-  skipSpace(S);
-  if (!S.consume_front("["))
-    return false;
-  skipSpace(S);
-  if (S.consume_front("]"))
-    return S.trim().empty();
-  for (;;) {
-    skipSpace(S);
+  auto Name = [&Out](StringRef &S) {
     if (!S.consume_front("\""))
       return false;
     size_t End = S.find_first_of("\"\\");
@@ -103,12 +100,9 @@ bool typeNames(StringRef S, llvm::SmallVectorImpl<StringRef> &Out) {
       return false;
     Out.push_back(S.substr(0, End));
     S = S.substr(End + 1);
-    skipSpace(S);
-    if (S.consume_front("]"))
-      return S.trim().empty();
-    if (!S.consume_front(","))
-      return false;
-  }
+    return true;
+  };
+  return readList(S, Name) && S.trim().empty();
 }
 
 } // namespace
