@@ -1,7 +1,9 @@
 //===- BuildTasks.cpp - Lanes, tasks and iterations from events -----------===//
 //
-// One lane per CPU thread that made API calls (or ran ProfilerSteps) and one
-// per GPU stream that ran work. Tasks are created in order of recorded start
+// One lane per CPU thread that made API calls, ran CPU ops or ProfilerSteps,
+// and one per GPU stream that ran work. A task per root call, per piece of
+// an op's self time (a cpu-op task, its op's inputs as notes on the first)
+// and per GPU activity. Tasks are created in order of recorded start
 // across all lanes, so task ids are close to a topological order and the
 // canonical order costs little. Each ProfilerStep becomes an iteration with
 // its measured duration and a zero-length marker task at its start on its
@@ -302,7 +304,6 @@ void lowering::buildTasks(Context &C) {
     NumTasks += SplitNs[I] != NoSplit;
 
   C.CallTask.assign(M.Calls.size(), NoId);
-  C.PieceTask.assign(C.Pieces.size(), NoId);
   C.CallRest.assign(M.Calls.size(), NoId);
   C.ActivityTask.assign(M.Activities.size(), NoId);
   C.RecordedEnd.reserve(NumTasks);
@@ -393,7 +394,6 @@ void lowering::buildTasks(Context &C) {
         ++C.Stats.SplitCalls;
       }
     } else if (It.Kind == ItemKind::Piece) {
-      C.PieceTask[It.Index] = Id;
       // The op's inputs go on its first task.
       uint32_t R = C.Pieces[It.Index].Range;
       if (!Noted[R]) {

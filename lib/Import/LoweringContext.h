@@ -56,9 +56,8 @@ struct Context {
   std::vector<int64_t> RangeEnd;
   /// The self time of the ranges: where a range is the innermost on its
   /// thread and no call runs, split at its thread's step boundaries; sorted
-  /// by thread, then start. Each becomes a cpu-op task (PieceTask).
+  /// by thread, then start. Each becomes a cpu-op task.
   std::vector<SelfPiece> Pieces;
-  std::vector<TaskId> PieceTask;
   /// Whether each thread (M.Threads) is an autograd engine's (its first
   /// range is a backward node; Attribution.cpp).
   std::vector<char> AutogradThread;

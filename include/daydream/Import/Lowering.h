@@ -14,11 +14,17 @@
 //     work (the autograd thread and the main thread hand over this way);
 //   - sync edges into calls that blocked on GPU work without saying so (a
 //     launch waiting for room in a full launch queue);
-//   - untraced CPU time as each CPU task's gap, counted from when the task
-//     became ready, so a replay with no pass reproduces the trace; GPU work
-//     keeps only the GPU's scheduling latency (a few microseconds) as gap;
+//   - the self time of every CPU op and annotation (its time not covered by
+//     a range or call inside it) as cpu-op tasks, less what was a wait for
+//     another thread's work;
+//   - untraced CPU time (no event covers it) as each CPU task's gap, counted
+//     from when the task became ready, so a replay with no pass reproduces
+//     the trace; GPU work keeps only the GPU's scheduling latency (a few
+//     microseconds) as gap;
+//   - launches inferred for GPU work the trace left without one;
 //   - layers from the CPU op and annotation ranges enclosing each call, and
-//     phases (forward, backward, optimizer) from their names and threads;
+//     phases (forward, backward, optimizer) from their names and from where
+//     their thread is in its step;
 //   - iterations from ProfilerStep ranges, with a marker task at each start.
 //
 //===----------------------------------------------------------------------===//
