@@ -12,6 +12,11 @@
 //
 // The compute factor follows the device (see docs/passes/amp-scale.md for
 // why it is the square root of the peak ratio); an explicit value wins.
+// What the trace says comes first (docs/CostModels.md): kernels already in
+// FP16, BF16 or FP8 keep their time; TF32 kernels are already on tensor
+// cores and gain only the TF32-to-FP16 peak ratio; kernels with FLOPs and
+// bytes move with the roof their intensity puts them under (Roofline.h);
+// and a kernel's latency floor does not shrink with its bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,11 +25,14 @@
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/GpuSpecs.h"
 #include "daydream/Transforms/KernelClass.h"
+#include "daydream/Transforms/Precision.h"
 #include "daydream/Transforms/Primitives.h"
+#include "daydream/Transforms/Roofline.h"
 #include "daydream/Transforms/TaskSelector.h"
 
 #include "llvm/ADT/Optional.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <array>
 #include <cmath>
@@ -44,6 +52,7 @@ struct AmpScaleOptions {
   double Other = 1.0;
   double Copy = 1.0;
   double Comm = 1.0;
+  bool Latency = true;
   TaskSelector Select;
 };
 
@@ -82,6 +91,8 @@ void declare(PassOptionParser &P, AmpScaleOptions &O) {
   P.add("other", O.Other, "factor for kernels of no known class");
   P.add("copy", O.Copy, "factor for memcpy and memset");
   P.add("comm", O.Comm, "factor for collectives and communication kernels");
+  P.add("latency", O.Latency,
+        "keep each kernel's latency floor (the device's) out of the scaling");
   O.Select.declareOptions(P);
 }
 
@@ -140,31 +151,91 @@ ClassFactors classFactors(const AmpScaleOptions &O, const Graph &G) {
   return F;
 }
 
+/// What the device says about a kernel's roofs, when it is known.
+struct DeviceRoofs {
+  const GpuSpec *Spec = nullptr;
+  double FloorNs = 0;
+};
+
 class AmpScale {
 public:
   explicit AmpScale(AmpScaleOptions O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
     ClassFactors Factors = classFactors(O, G);
-    // Precision changes nothing on the CPU: only GPU work is grouped.
-    std::array<std::vector<TaskId>, NumKernelClasses> ByClass;
+    DeviceRoofs Dev;
+    Dev.Spec = findGraphGpu(G);
+    if (Dev.Spec && O.Latency)
+      Dev.FloorNs = Dev.Spec->LatencyFloorUs * 1000;
+    // Precision changes nothing on the CPU: only GPU work is selected.
     KernelClassifier Classifier(G);
-    size_t Selected = 0;
-    for (TaskId T : O.Select.select(G))
-      if (isGpuWork(G.task(T).Kind)) {
-        ByClass[unsigned(Classifier.classOf(T))].push_back(T);
-        ++Selected;
+    size_t Selected = 0, Reduced = 0, Kernels = 0, WithWork = 0;
+    for (TaskId T : O.Select.select(G)) {
+      if (!isGpuWork(G.task(T).Kind))
+        continue;
+      ++Selected;
+      KernelClass C = Classifier.classOf(T);
+      const TaskAttrs *A = G.attrs(T);
+      DType D = A ? DType(A->DType) : DType::Unknown;
+      if (G.task(T).Kind == TaskKind::Kernel) {
+        ++Kernels;
+        if (isReducedPrecision(D)) {
+          ++Reduced;
+          continue;
+        }
       }
+      double F = Factors[unsigned(C)];
+      bool Scalable = isComputeBound(C) || isMemoryBound(C);
+      if (Scalable && D == DType::TF32 && isComputeBound(C) && !O.Compute)
+        F = tf32Factor(Dev.Spec, F);
+      if (Scalable && A && Dev.Spec) {
+        double Peak = peakTflops(*Dev.Spec, D);
+        double Compute = isComputeBound(C) ? F : Factors[0];
+        if (D == DType::TF32 && !isComputeBound(C) && !O.Compute)
+          Compute = tf32Factor(Dev.Spec, Compute);
+        double R = rooflineFactor(double(A->Flops), double(A->Bytes), Peak,
+                                  Dev.Spec->MemoryBandwidthGBps,
+                                  RoofFactors{Compute, O.Memory});
+        if (!std::isnan(R)) {
+          F = R;
+          ++WithWork;
+        }
+      }
+      if (F == 1.0)
+        continue;
+      Task &Tk = G.task(T);
+      double Floor = G.task(T).Kind == TaskKind::Kernel ? Dev.FloorNs : 0;
+      Tk.DurationNs = scaleAboveFloor(Tk.DurationNs, Floor, 1.0, F);
+    }
     if (Selected == 0)
       AM.warning("the selection '" + O.Select.describe() +
                  "' matches no GPU work; nothing was changed");
-    for (unsigned C = 0; C != NumKernelClasses; ++C)
-      if (Factors[C] != 1.0)
-        scaleDurations(G, ByClass[C], Factors[C]);
+    else if (Reduced != 0 && Reduced == Kernels)
+      AM.warning(llvm::formatv("all {0} kernels already run in reduced "
+                               "precision; their time is kept",
+                               Kernels)
+                     .str());
+    else if (Reduced != 0)
+      AM.warning(llvm::formatv("{0} of {1} kernels already run in reduced "
+                               "precision; their time is kept",
+                               Reduced, Kernels)
+                     .str());
+    if (!Dev.Spec)
+      AM.warning("the device is not in the GPU table: compute-bound kernels "
+                 "take Daydream's factor, and no latency floor is kept");
+    (void)WithWork;
     return PreservedAnalyses::none().preserveSet<StructureAnalyses>();
   }
 
 private:
+  /// A TF32 kernel is on tensor cores already: FP16 gains their peak ratio
+  /// (tensor core to tensor core, the same achieved fraction assumed).
+  static double tf32Factor(const GpuSpec *S, double Fallback) {
+    if (!S || !(S->Tf32Tflops > 0) || !(S->Fp16Tflops > 0))
+      return Fallback;
+    return std::min(1.0, S->Tf32Tflops / S->Fp16Tflops);
+  }
+
   AmpScaleOptions O;
 };
 

@@ -215,7 +215,11 @@ std::vector<KnownLink> buildLinks() {
   std::vector<KnownLink> Links;
   // The per-GPU links of GpuSpecs.h, so that one table holds them.
   for (const GpuSpec &S : knownGpus()) {
-    bool Amd = S.Name.startswith("mi");
+    // PCIe-only parts: their link is the slot, which the PCIe entries
+    // below describe.
+    if (S.LinkGBps <= 32)
+      continue;
+    bool Amd = S.Vendor == GpuVendor::Amd;
     std::string Name = (Amd ? "xgmi-" : "nvlink-") + S.Name.str();
     Links.push_back(
         {Name,

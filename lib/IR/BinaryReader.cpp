@@ -319,6 +319,7 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable, bool Drop) {
       TA.SharedMemBytes = A->shared_mem_bytes();
       TA.RegistersPerThread = A->registers_per_thread();
       TA.CopyKind = A->copy_kind();
+      TA.DType = A->dtype();
       G.addAttrSlot(TA);
     }
   if (auto *Notes = In->task_notes())

@@ -206,7 +206,7 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
         Attrs.emplace_back(TA.Bytes, TA.Flops, TA.Grid[0], TA.Grid[1],
                            TA.Grid[2], TA.Block[0], TA.Block[1], TA.Block[2],
                            TA.SharedMemBytes, TA.RegistersPerThread,
-                           TA.CopyKind, 0);
+                           TA.CopyKind, TA.DType);
       NewAttr[Slot] = It->second;
     }
     return NewAttr[Slot];

@@ -254,8 +254,8 @@ size_t TaskAttrsHash::operator()(const TaskAttrs &A) const {
                             uint64_t(A.Grid[2]) << 32 | A.Block[0],
                             uint64_t(A.Block[1]) << 32 | A.Block[2],
                             uint64_t(A.SharedMemBytes) << 32 |
-                                uint64_t(A.RegistersPerThread) << 8 |
-                                A.CopyKind};
+                                uint64_t(A.RegistersPerThread) << 16 |
+                                uint64_t(A.DType) << 8 | A.CopyKind};
   uint64_t H = 0;
   for (uint64_t W : Words) {
     H = (H ^ W) * 0x9E3779B97F4A7C15ULL; // 2^64 / golden ratio

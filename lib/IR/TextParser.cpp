@@ -46,7 +46,7 @@ constexpr StringRef LayerKeys[] = {"parent"};
 constexpr StringRef IterationKeys[] = {"start", "measured", "rank"};
 constexpr StringRef TaskKeys[] = {"start", "dur",   "gap",   "layer", "phase",
                                   "corr",  "flags", "bytes", "flops", "grid",
-                                  "block", "smem",  "regs",  "copy"};
+                                  "block", "smem",  "regs",  "copy",  "dtype"};
 /// The TaskKeys from "bytes" on fill a TaskAttrs.
 constexpr unsigned FirstTaskAttrKey = 7;
 constexpr StringRef MemoryKeys[] = {"time", "bytes", "total", "reserved",
@@ -324,8 +324,15 @@ Error Parser::parseTask() {
           return R.readInt(A.SharedMemBytes);
         case 12:
           return R.readInt(A.RegistersPerThread);
-        default:
+        case 13:
           return R.readInt(A.CopyKind);
+        default: {
+          DType D = DType::Unknown;
+          if (Error E = R.readEnum(D, parseDType, "a dtype"))
+            return E;
+          A.DType = uint8_t(D);
+          return Error::success();
+        }
         }
       }))
     return E;

@@ -207,7 +207,11 @@ void Printer::printTask(TaskId Old, size_t NewId) {
      << ',' << A.Grid[1] << ',' << A.Grid[2] << " block=" << A.Block[0] << ','
      << A.Block[1] << ',' << A.Block[2] << " smem=" << A.SharedMemBytes
      << " regs=" << unsigned(A.RegistersPerThread)
-     << " copy=" << unsigned(A.CopyKind) << '\n';
+     << " copy=" << unsigned(A.CopyKind);
+  // Written only when known: graphs from before it read as they printed.
+  if (A.DType != 0)
+    OS << " dtype=" << toString(DType(A.DType));
+  OS << '\n';
 }
 
 void Printer::printNotes() {

@@ -21,6 +21,8 @@ constexpr const char *TaskKindNames[] = {"cpu-op",     "runtime", "kernel",
                                          "collective", "marker"};
 constexpr const char *PhaseNames[] = {"other", "forward", "backward",
                                       "optimizer"};
+constexpr const char *DTypeNames[] = {"unknown", "fp64", "fp32", "tf32",
+                                      "fp16",    "bf16", "fp8",  "int8"};
 constexpr const char *EdgeKindNames[] = {
     "program", "stream", "launch", "sync", "cross-stream", "data", "comm"};
 
@@ -28,6 +30,7 @@ static_assert(sizeof(LaneKindNames) / sizeof(char *) == NumLaneKinds, "");
 static_assert(sizeof(LaneOrderNames) / sizeof(char *) == NumLaneOrders, "");
 static_assert(sizeof(TaskKindNames) / sizeof(char *) == NumTaskKinds, "");
 static_assert(sizeof(PhaseNames) / sizeof(char *) == NumPhases, "");
+static_assert(sizeof(DTypeNames) / sizeof(char *) == NumDTypes, "");
 static_assert(sizeof(EdgeKindNames) / sizeof(char *) == NumEdgeKinds, "");
 
 template <typename EnumT, size_t N>
@@ -49,6 +52,7 @@ StringRef dd::toString(LaneOrder O) {
 }
 StringRef dd::toString(TaskKind K) { return spell(TaskKindNames, unsigned(K)); }
 StringRef dd::toString(Phase P) { return spell(PhaseNames, unsigned(P)); }
+StringRef dd::toString(DType D) { return spell(DTypeNames, unsigned(D)); }
 StringRef dd::toString(EdgeKind K) { return spell(EdgeKindNames, unsigned(K)); }
 
 llvm::Optional<LaneKind> dd::parseLaneKind(StringRef S) {
@@ -62,6 +66,9 @@ llvm::Optional<TaskKind> dd::parseTaskKind(StringRef S) {
 }
 llvm::Optional<Phase> dd::parsePhase(StringRef S) {
   return lookup<Phase>(PhaseNames, S);
+}
+llvm::Optional<DType> dd::parseDType(StringRef S) {
+  return lookup<DType>(DTypeNames, S);
 }
 llvm::Optional<EdgeKind> dd::parseEdgeKind(StringRef S) {
   return lookup<EdgeKind>(EdgeKindNames, S);
@@ -77,7 +84,8 @@ bool TaskAttrs::operator==(const TaskAttrs &O) const {
          std::memcmp(Grid, O.Grid, sizeof(Grid)) == 0 &&
          std::memcmp(Block, O.Block, sizeof(Block)) == 0 &&
          SharedMemBytes == O.SharedMemBytes &&
-         RegistersPerThread == O.RegistersPerThread && CopyKind == O.CopyKind;
+         RegistersPerThread == O.RegistersPerThread && CopyKind == O.CopyKind &&
+         DType == O.DType;
 }
 
 bool MemoryEvent::operator==(const MemoryEvent &O) const {

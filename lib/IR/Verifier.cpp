@@ -213,6 +213,16 @@ Error checkMemoryEvents(const Graph &G) {
   return Error::success();
 }
 
+/// Attribute entries whose dtype no reader knows would print as
+/// "<invalid>" and pick no peak.
+Error checkAttrs(const Graph &G) {
+  for (const auto &It : llvm::enumerate(G.attrSlots()))
+    if (It.value().DType >= NumDTypes)
+      return fail("attributes {0}: unknown dtype {1}", It.index(),
+                  unsigned(It.value().DType));
+  return Error::success();
+}
+
 /// Every live task is on exactly the list of its lane, and the lists are
 /// well linked.
 Error checkLaneLists(const Graph &G) {
@@ -246,6 +256,8 @@ static Error verify(const Graph &G, bool AsRead) {
   if (Error E = checkEdges(G, ForwardEdges))
     return E;
   if (Error E = checkMemoryEvents(G))
+    return E;
+  if (Error E = checkAttrs(G))
     return E;
   if (Error E = checkRankCopies(G))
     return E;

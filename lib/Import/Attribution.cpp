@@ -224,6 +224,7 @@ static void attributeRanges(Context &C, NameKinds &KindOf,
   C.RangeLayer.assign(N, NoId);
   C.RangePhase.assign(N, Phase::Other);
   C.RangeEnd.resize(N);
+  C.RangeParent.assign(N, NoId);
   std::vector<OpenRange> Stack;
   uint32_t Thread = NoId;
   for (uint32_t R = 0; R != N; ++R) {
@@ -245,6 +246,8 @@ static void attributeRanges(Context &C, NameKinds &KindOf,
             M.Strings.get(Rg.Name), Rg.StartNs, Rg.EndNs - Stack.back().EndNs,
             M.Strings.get(M.Ranges[Stack.back().Range].Name));
     }
+    if (!Stack.empty())
+      C.RangeParent[R] = Stack.back().Range;
     LayerId Parent = Stack.empty() ? NoId : C.RangeLayer[Stack.back().Range];
     Phase Inherited = Stack.empty() ? BasePhase(Thread, Rg.StartNs)
                                     : C.RangePhase[Stack.back().Range];
@@ -259,6 +262,7 @@ static void attributeCalls(Context &C, const ThreadPhases &BasePhase) {
   TraceModel &M = C.M;
   C.CallLayer.assign(M.Calls.size(), NoId);
   C.CallPhase.assign(M.Calls.size(), Phase::Other);
+  C.CallRange.assign(M.Calls.size(), NoId);
   std::vector<OpenRange> Stack;
   size_t R = 0;
   uint32_t Thread = NoId;
@@ -287,6 +291,7 @@ static void attributeCalls(Context &C, const ThreadPhases &BasePhase) {
     if (Stack.empty()) {
       C.CallPhase[I] = BasePhase(Thread, Call.StartNs);
     } else {
+      C.CallRange[I] = Stack.back().Range;
       C.CallLayer[I] = C.RangeLayer[Stack.back().Range];
       C.CallPhase[I] = C.RangePhase[Stack.back().Range];
     }

@@ -17,6 +17,7 @@
 
 #include "llvm/ADT/DenseSet.h"
 
+#include <cmath>
 #include <algorithm>
 #include <tuple>
 #include <unordered_map>
@@ -409,8 +410,18 @@ void lowering::buildTasks(Context &C) {
       }
     } else if (It.Kind == ItemKind::Activity) {
       C.ActivityTask[It.Index] = Id;
-      if (M.Activities[It.Index].HasAttrs) {
-        const TaskAttrs &A = M.Activities[It.Index].Attrs;
+      DType D = C.ActivityDType[It.Index];
+      double Flops = C.ActivityFlops[It.Index];
+      double Bytes = C.ActivityBytes[It.Index];
+      if (M.Activities[It.Index].HasAttrs || D != DType::Unknown ||
+          Flops > 0 || Bytes > 0) {
+        TaskAttrs A = M.Activities[It.Index].Attrs;
+        A.DType = uint8_t(D);
+        // What the trace recorded wins over what the shapes suggest.
+        if (A.Flops == 0)
+          A.Flops = uint64_t(std::llround(Flops));
+        if (A.Bytes == 0)
+          A.Bytes = uint64_t(std::llround(Bytes));
         auto [Entry, New] = AttrsIds.try_emplace(A, NoId);
         if (New)
           Entry->second = G.setAttrs(Id, A);

@@ -155,6 +155,7 @@ llvm::Expected<Graph> dd::import::lowerTrace(TraceModel &&M,
   Context C(M, Opts, Stats);
   indexEvents(C);
   attribute(C);
+  findKernelFacts(C);
   findSelfTime(C);
   cutHandOverWaits(C);
   buildTasks(C);

@@ -47,6 +47,9 @@ struct Context {
   /// Layer and phase of each call.
   std::vector<LayerId> CallLayer;
   std::vector<Phase> CallPhase;
+  /// The innermost range enclosing each root call (the op that launched
+  /// its work), NoId if none.
+  std::vector<uint32_t> CallRange;
   /// Per range (M.Ranges, sorted by thread and start; NoId, Other and the
   /// recorded end for ProfilerSteps): its layer, the chain of ranges
   /// enclosing it with itself innermost; its phase; and its end, clipped to
@@ -54,6 +57,8 @@ struct Context {
   std::vector<LayerId> RangeLayer;
   std::vector<Phase> RangePhase;
   std::vector<int64_t> RangeEnd;
+  /// The range each range nests in, NoId for a thread's outermost.
+  std::vector<uint32_t> RangeParent;
   /// The self time of the ranges: where a range is the innermost on its
   /// thread and no call runs, split at its thread's step boundaries; sorted
   /// by thread, then start. Each becomes a cpu-op task.
@@ -70,6 +75,11 @@ struct Context {
   /// to that point, which launches the work, and CallRest the remainder;
   /// NoId for calls not split.
   std::vector<TaskId> CallRest;
+  /// What the trace says of each activity's arithmetic (KernelFacts.cpp):
+  /// its DType, and the FLOPs and bytes of its share of its op's work (0
+  /// where unknown).
+  std::vector<DType> ActivityDType;
+  std::vector<double> ActivityFlops, ActivityBytes;
   /// Launching call of each activity (a root call), or NoId.
   std::vector<uint32_t> ActivityCall;
   /// Root call by correlation id.
@@ -110,6 +120,9 @@ void indexEvents(Context &C);
 /// Layers and phases of ranges, and of calls from the ranges enclosing
 /// them.
 void attribute(Context &C);
+/// The precision of each kernel, from its name or its op's input types,
+/// and its share of its op's FLOPs and bytes (KernelFacts.cpp).
+void findKernelFacts(Context &C);
 /// The ranges' self time as pieces (SelfTime.cpp).
 void findSelfTime(Context &C);
 /// Self time that was a wait for another thread, cut off its piece

@@ -27,6 +27,17 @@ static const Pattern Patterns[] = {
     // Collectives first: NCCL kernel names contain "reduce" and "copy".
     {"nccl", KernelClass::Communication},
     {"rccl", KernelClass::Communication},
+    // Inductor's generated kernels say what they are in their prefix
+    // (torch/_inductor/codegen/triton.py): the op names that follow
+    // ("triton_poi_fused_convolution_0") are what was fused, not the kind.
+    {"triton_poi", KernelClass::Elementwise},
+    {"triton_red", KernelClass::Reduction},
+    {"triton_per", KernelClass::Reduction},
+    {"triton_tem", KernelClass::Gemm},
+    {"triton_mm", KernelClass::Gemm},
+    {"triton_bmm", KernelClass::Gemm},
+    // Tensile's GEMMs (rocBLAS, hipBLASLt): "Cijk_Ailk_Bljk_HHS_BH_MT...".
+    {"cijk_", KernelClass::Gemm},
     // Optimizers: fused Adam and foreach kernels are elementwise by shape
     // but the passes treat them as the optimizer step.
     {"adam", KernelClass::Optimizer},
@@ -47,7 +58,10 @@ static const Pattern Patterns[] = {
     {"dgrad", KernelClass::Convolution},
     {"wgrad", KernelClass::Convolution},
     {"fft2d", KernelClass::Convolution},
-    {"miopen", KernelClass::Convolution},
+    // MIOpen's implicit-GEMM convolutions (igemm_fwd_gtc_*, igemm_wrw_*).
+    {"igemm_fwd", KernelClass::Convolution},
+    {"igemm_bwd", KernelClass::Convolution},
+    {"igemm_wrw", KernelClass::Convolution},
     // Normalization before reduction: "batch_norm_collect_statistics" is
     // a normalization kernel that reduces.
     {"batch_norm", KernelClass::Normalization},
@@ -61,6 +75,9 @@ static const Pattern Patterns[] = {
     {"instance_norm", KernelClass::Normalization},
     {"rms_norm", KernelClass::Normalization},
     {"rmsnorm", KernelClass::Normalization},
+    // MIOpen's other kernels are convolutions, once its batch norms
+    // ("MIOpenBatchNormFwdTrainSpatial") have matched above.
+    {"miopen", KernelClass::Convolution},
     // GEMMs.
     {"gemm", KernelClass::Gemm},
     {"gemv", KernelClass::Gemm},
@@ -70,12 +87,13 @@ static const Pattern Patterns[] = {
     {"matmul", KernelClass::Gemm},
     {"_mma_", KernelClass::Gemm},
     {"xmma", KernelClass::Gemm},
-    {"triton_mm", KernelClass::Gemm},
-    {"triton_tem_fused_mm", KernelClass::Gemm},
     {"bmm", KernelClass::Gemm},
     {"flash", KernelClass::Gemm},
     {"fmha", KernelClass::Gemm},
     {"attention", KernelClass::Gemm},
+    // Triton attention on ROCm (aotriton, the FlashAttention Triton port).
+    {"attn_fwd", KernelClass::Gemm},
+    {"attn_bwd", KernelClass::Gemm},
     // Reductions.
     {"softmax", KernelClass::Reduction},
     {"reduce", KernelClass::Reduction},
@@ -90,7 +108,6 @@ static const Pattern Patterns[] = {
     // Elementwise.
     {"elementwise", KernelClass::Elementwise},
     {"pointwise", KernelClass::Elementwise},
-    {"triton_poi", KernelClass::Elementwise},
     {"vectorized", KernelClass::Elementwise},
     {"unrolled", KernelClass::Elementwise},
     {"relu", KernelClass::Elementwise},
@@ -107,8 +124,6 @@ static const Pattern Patterns[] = {
     {"index", KernelClass::Elementwise},
     {"add_", KernelClass::Elementwise},
     {"mul_", KernelClass::Elementwise},
-    {"triton_red", KernelClass::Reduction},
-    {"triton_per", KernelClass::Reduction},
 };
 
 KernelClass dd::classifyKernelName(StringRef Name) {

@@ -28,6 +28,16 @@ TEST(KernelClassTest, RealKernelNames) {
       {"void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>", KernelClass::Elementwise},
       {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float>>", KernelClass::Reduction},
       {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>", KernelClass::Reduction},
+      // ROCm: Tensile GEMMs, MIOpen, Triton attention (toy_mi250_rocm and
+      // the libraries' naming).
+      {"Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x32_MI16x16x1_SN", KernelClass::Gemm},
+      {"igemm_fwd_gtc_gfx90a_nhwc_fp16_bx0_ex1_bt128x128x32", KernelClass::Convolution},
+      {"MIOpenBatchNormFwdTrainSpatial", KernelClass::Normalization},
+      {"attn_fwd", KernelClass::Gemm},
+      // Inductor: the prefix decides, not the fused ops' names.
+      {"triton_poi_fused_convolution_relu_0", KernelClass::Elementwise},
+      {"triton_red_fused__to_copy_add_sum_1", KernelClass::Reduction},
+      {"triton_tem_fused_mm_0", KernelClass::Gemm},
       {"void at::native::multi_tensor_apply_kernel<at::native::FusedAdamMathFunctor>", KernelClass::Optimizer},
       {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", KernelClass::Communication},
       {"triton_poi_fused_add_relu_0", KernelClass::Elementwise},

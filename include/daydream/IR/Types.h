@@ -71,6 +71,21 @@ constexpr unsigned NumLaneKinds = 3;
 constexpr unsigned NumLaneOrders = 2;
 constexpr unsigned NumTaskKinds = 8;
 constexpr unsigned NumPhases = 4;
+
+/// The element type a kernel computes in, as far as the trace tells
+/// (Transforms/Precision.h reads it from names and op input types): it picks
+/// the peak that bounds the kernel. TF32 is FP32 data on tensor cores.
+enum class DType : uint8_t {
+  Unknown = 0,
+  FP64 = 1,
+  FP32 = 2,
+  TF32 = 3,
+  FP16 = 4,
+  BF16 = 5,
+  FP8 = 6,
+  INT8 = 7
+};
+constexpr unsigned NumDTypes = 8;
 constexpr unsigned NumEdgeKinds = 7;
 
 /// Bits of Task::Flags.
@@ -110,6 +125,8 @@ struct TaskAttrs {
   uint32_t SharedMemBytes = 0;
   uint16_t RegistersPerThread = 0;
   uint8_t CopyKind = 0;
+  /// The DType of a kernel's arithmetic; 0 (unknown) for other tasks.
+  uint8_t DType = 0;
 
   bool operator==(const TaskAttrs &O) const;
 };
@@ -204,12 +221,14 @@ llvm::StringRef toString(LaneKind K);
 llvm::StringRef toString(LaneOrder O);
 llvm::StringRef toString(TaskKind K);
 llvm::StringRef toString(Phase P);
+llvm::StringRef toString(DType D);
 llvm::StringRef toString(EdgeKind K);
 
 llvm::Optional<LaneKind> parseLaneKind(llvm::StringRef S);
 llvm::Optional<LaneOrder> parseLaneOrder(llvm::StringRef S);
 llvm::Optional<TaskKind> parseTaskKind(llvm::StringRef S);
 llvm::Optional<Phase> parsePhase(llvm::StringRef S);
+llvm::Optional<DType> parseDType(llvm::StringRef S);
 llvm::Optional<EdgeKind> parseEdgeKind(llvm::StringRef S);
 
 /// True for tasks that run on a GPU (kernels, copies, sets, collectives).

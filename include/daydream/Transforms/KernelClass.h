@@ -5,7 +5,8 @@
 // memory-bound kernels by another; fusion merges elementwise kernels; a move
 // to another GPU scales compute-bound work by the FLOP ratio and
 // memory-bound work by the bandwidth ratio. The class is read from the
-// kernel's name (cuBLAS, cuDNN, CUTLASS, ATen, Triton and NCCL spellings),
+// kernel's name (cuBLAS, cuDNN, CUTLASS, ATen, Triton, NCCL, and ROCm's
+// Tensile, MIOpen, Composable Kernel and RCCL spellings),
 // once per distinct name.
 //
 //===----------------------------------------------------------------------===//
