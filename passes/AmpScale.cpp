@@ -169,7 +169,7 @@ public:
       Dev.FloorNs = Dev.Spec->LatencyFloorUs * 1000;
     // Precision changes nothing on the CPU: only GPU work is selected.
     KernelClassifier Classifier(G);
-    size_t Selected = 0, Reduced = 0, Kernels = 0, WithWork = 0;
+    size_t Selected = 0, Reduced = 0, Kernels = 0;
     for (TaskId T : O.Select.select(G)) {
       if (!isGpuWork(G.task(T).Kind))
         continue;
@@ -196,10 +196,8 @@ public:
         double R = rooflineFactor(double(A->Flops), double(A->Bytes), Peak,
                                   Dev.Spec->MemoryBandwidthGBps,
                                   RoofFactors{Compute, O.Memory});
-        if (!std::isnan(R)) {
+        if (!std::isnan(R))
           F = R;
-          ++WithWork;
-        }
       }
       if (F == 1.0)
         continue;
@@ -223,7 +221,6 @@ public:
     if (!Dev.Spec)
       AM.warning("the device is not in the GPU table: compute-bound kernels "
                  "take Daydream's factor, and no latency floor is kept");
-    (void)WithWork;
     return PreservedAnalyses::none().preserveSet<StructureAnalyses>();
   }
 
