@@ -221,6 +221,10 @@ public:
     if (!Dev.Spec)
       AM.warning("the device is not in the GPU table: compute-bound kernels "
                  "take Daydream's factor, and no latency floor is kept");
+    if (Kernels > Reduced)
+      AM.warning("autocast's cast kernels and launches and GradScaler's "
+                 "kernels and sync are not modelled: the prediction is "
+                 "optimistic where the step is bound by the CPU");
     return PreservedAnalyses::none().preserveSet<StructureAnalyses>();
   }
 
