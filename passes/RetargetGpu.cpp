@@ -253,11 +253,17 @@ private:
         F = rooflineFactor(double(A->Flops), double(A->Bytes),
                            peakTflops(From, D), From.MemoryBandwidthGBps,
                            RoofFactors{Compute, R.Memory});
-      ++N.Kernels;
-      N.WithWork += !std::isnan(F);
       if (std::isnan(F))
         F = classFactor(C, Compute, R);
       Task &Tk = G.task(T);
+      // Collectives have their own latency (the network model's); the
+      // floor is a compute kernel's.
+      if (Tk.Kind != TaskKind::Kernel || C == KernelClass::Communication) {
+        Tk.DurationNs = scaleAboveFloor(Tk.DurationNs, 0, 1, F);
+        continue;
+      }
+      ++N.Kernels;
+      N.WithWork += A && (A->Flops != 0 || A->Bytes != 0);
       Tk.DurationNs = scaleAboveFloor(Tk.DurationNs, FloorNs, FloorFactor, F);
     }
     return N;
