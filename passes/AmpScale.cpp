@@ -151,22 +151,14 @@ ClassFactors classFactors(const AmpScaleOptions &O, const Graph &G) {
   return F;
 }
 
-/// What the device says about a kernel's roofs, when it is known.
-struct DeviceRoofs {
-  const GpuSpec *Spec = nullptr;
-  double FloorNs = 0;
-};
-
 class AmpScale {
 public:
   explicit AmpScale(AmpScaleOptions O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
     ClassFactors Factors = classFactors(O, G);
-    DeviceRoofs Dev;
-    Dev.Spec = findGraphGpu(G);
-    if (Dev.Spec && O.Latency)
-      Dev.FloorNs = Dev.Spec->LatencyFloorUs * 1000;
+    const GpuSpec *Spec = findGraphGpu(G);
+    double FloorNs = Spec && O.Latency ? Spec->LatencyFloorUs * 1000 : 0;
     // Precision changes nothing on the CPU: only GPU work is selected.
     KernelClassifier Classifier(G);
     size_t Selected = 0, Reduced = 0, Kernels = 0;
@@ -184,17 +176,15 @@ public:
           continue;
         }
       }
-      double F = Factors[unsigned(C)];
-      bool Scalable = isComputeBound(C) || isMemoryBound(C);
-      if (Scalable && D == DType::TF32 && isComputeBound(C) && !O.Compute)
-        F = tf32Factor(Dev.Spec, F);
-      if (Scalable && A && Dev.Spec) {
-        double Peak = peakTflops(*Dev.Spec, D);
-        double Compute = isComputeBound(C) ? F : Factors[0];
-        if (D == DType::TF32 && !isComputeBound(C) && !O.Compute)
-          Compute = tf32Factor(Dev.Spec, Compute);
-        double R = rooflineFactor(double(A->Flops), double(A->Bytes), Peak,
-                                  Dev.Spec->MemoryBandwidthGBps,
+      // The compute roof's factor for this kernel's precision.
+      double Compute = Factors[unsigned(KernelClass::Gemm)];
+      if (D == DType::TF32 && !O.Compute)
+        Compute = tf32Factor(Spec, Compute);
+      double F = isComputeBound(C) ? Compute : Factors[unsigned(C)];
+      if ((isComputeBound(C) || isMemoryBound(C)) && A && Spec) {
+        double R = rooflineFactor(double(A->Flops), double(A->Bytes),
+                                  peakTflops(*Spec, D),
+                                  Spec->MemoryBandwidthGBps,
                                   RoofFactors{Compute, O.Memory});
         if (!std::isnan(R))
           F = R;
@@ -202,7 +192,7 @@ public:
       if (F == 1.0)
         continue;
       Task &Tk = G.task(T);
-      double Floor = G.task(T).Kind == TaskKind::Kernel ? Dev.FloorNs : 0;
+      double Floor = Tk.Kind == TaskKind::Kernel ? FloorNs : 0;
       Tk.DurationNs = scaleAboveFloor(Tk.DurationNs, Floor, 1.0, F);
     }
     if (Selected == 0)
@@ -218,7 +208,7 @@ public:
                                "precision; their time is kept",
                                Reduced, Kernels)
                      .str());
-    if (!Dev.Spec)
+    if (!Spec)
       AM.warning("the device is not in the GPU table: compute-bound kernels "
                  "take Daydream's factor, and no latency floor is kept");
     if (Kernels > Reduced)

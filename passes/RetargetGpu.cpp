@@ -75,12 +75,8 @@ std::string validGpuNames() {
 
 /// Options name GPUs by short name only: a near miss ("h10") is an error,
 /// not whatever entry its letters happen to contain.
-const GpuSpec *findByShortName(llvm::StringRef Name) {
-  return findGpuByShortName(Name);
-}
-
 llvm::Error checkGpuName(llvm::StringRef Key, llvm::StringRef Name) {
-  if (findByShortName(Name))
+  if (findGpuByShortName(Name))
     return llvm::Error::success();
   return optionError(Key + ": unknown GPU '" + Name +
                      "' (valid: " + validGpuNames() + ")");
@@ -189,7 +185,7 @@ public:
       return optionError("the graph's device (" + graphDeviceNames(G) +
                          ") is not in the GPU table; give from= (valid: " +
                          validGpuNames() + ")");
-    const GpuSpec &To = *findByShortName(O.To);
+    const GpuSpec &To = *findGpuByShortName(O.To);
     Counts N = scaleGpuWork(G, *From, To);
     if (O.HostSpeed != 1.0)
       scaleCpuWork(G, 1.0 / O.HostSpeed);
@@ -212,7 +208,7 @@ private:
   };
 
   const GpuSpec *sourceGpu(const Graph &G) const {
-    return O.From.empty() ? findGraphGpu(G) : findByShortName(O.From);
+    return O.From.empty() ? findGraphGpu(G) : findGpuByShortName(O.From);
   }
 
   static std::string graphDeviceNames(const Graph &G) {
@@ -259,7 +255,7 @@ private:
       // Collectives have their own latency (the network model's); the
       // floor is a compute kernel's.
       if (Tk.Kind != TaskKind::Kernel || C == KernelClass::Communication) {
-        Tk.DurationNs = scaleAboveFloor(Tk.DurationNs, 0, 1, F);
+        scaleDurations(G, T, F);
         continue;
       }
       ++N.Kernels;

@@ -17,8 +17,8 @@
 
 #include "llvm/ADT/DenseSet.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 #include <unordered_map>
 

@@ -22,8 +22,6 @@
 #include "daydream/Transforms/OpWork.h"
 #include "daydream/Transforms/Precision.h"
 
-#include "llvm/ADT/DenseMap.h"
-
 #include <map>
 #include <tuple>
 
@@ -57,7 +55,7 @@ public:
       const GpuActivity &A = M.Activities[I];
       if (A.Kind != TaskKind::Kernel)
         continue;
-      uint32_t Call = C.ActivityCall.empty() ? NoId : C.ActivityCall[I];
+      uint32_t Call = C.ActivityCall[I];
       uint32_t Range = Call == NoId ? NoId : C.CallRange[Call];
       C.ActivityDType[I] = dtypeOf(A, Range);
       if (Range == NoId || A.Name == NoId)

@@ -113,18 +113,12 @@ bool parseDims(StringRef S, llvm::SmallVectorImpl<Arg> &Out) {
   }
 }
 
-/// The quoted names of "Input type", one per argument.
+/// The element size of each argument, from "Input type" (4 where unknown).
 void parseTypes(StringRef S, llvm::SmallVectorImpl<Arg> &Args) {
-  size_t N = 0;
-  for (size_t Pos = S.find('"'); Pos != StringRef::npos && N < Args.size();
-       ++N) {
-    size_t End = S.find('"', Pos + 1);
-    if (End == StringRef::npos)
-      return;
-    DType D = dtypeOfTypeName(S.slice(Pos + 1, End));
-    Args[N].ElementBytes = bytesPerElement(D);
-    Pos = S.find('"', End + 1);
-  }
+  llvm::SmallVector<DType, 8> Types;
+  readInputTypes(S, Types);
+  for (size_t I = 0; I != std::min(Types.size(), Args.size()); ++I)
+    Args[I].ElementBytes = bytesPerElement(Types[I]);
 }
 
 double bytesOf(const Arg &A) { return A.Numel * A.ElementBytes; }

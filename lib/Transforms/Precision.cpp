@@ -141,17 +141,23 @@ DType dd::dtypeOfTypeName(StringRef Type) {
   return DType::Unknown;
 }
 
-DType dd::dtypeOfInputTypes(StringRef Json) {
+void dd::readInputTypes(StringRef Json, llvm::SmallVectorImpl<DType> &Out) {
   // A flat list of quoted names; no escapes occur in type names.
   for (size_t Pos = Json.find('"'); Pos != StringRef::npos;) {
     size_t End = Json.find('"', Pos + 1);
     if (End == StringRef::npos)
       break;
-    if (DType T = dtypeOfTypeName(Json.slice(Pos + 1, End));
-        T != DType::Unknown)
-      return T;
+    Out.push_back(dtypeOfTypeName(Json.slice(Pos + 1, End)));
     Pos = Json.find('"', End + 1);
   }
+}
+
+DType dd::dtypeOfInputTypes(StringRef Json) {
+  llvm::SmallVector<DType, 8> Types;
+  readInputTypes(Json, Types);
+  for (DType T : Types)
+    if (T != DType::Unknown)
+      return T;
   return DType::Unknown;
 }
 

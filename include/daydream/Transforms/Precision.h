@@ -15,6 +15,7 @@
 
 #include "daydream/IR/Types.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace dd {
@@ -29,8 +30,13 @@ DType dtypeOfKernelName(llvm::StringRef Name);
 /// "Scalar", "").
 DType dtypeOfTypeName(llvm::StringRef Type);
 
-/// The precision of an op's first floating-point tensor input, read from
-/// its "Input type" as written (`["float", "Scalar"]`); Unknown if none.
+/// The precision of each of an op's inputs, in order, read from its "Input
+/// type" as written (`["float", "Scalar"]`): dtypeOfTypeName of each name.
+void readInputTypes(llvm::StringRef InputTypesJson,
+                    llvm::SmallVectorImpl<DType> &Out);
+
+/// The precision of an op's first floating-point tensor input; Unknown if
+/// none.
 DType dtypeOfInputTypes(llvm::StringRef InputTypesJson);
 
 /// Bytes of one element; 4 for Unknown (the FP32 a model is assumed to be
