@@ -299,3 +299,13 @@ llvm::Optional<OpWork> dd::memoryWork(StringRef DimsJson, StringRef TypesJson) {
   W.Bytes += Largest;
   return W;
 }
+
+bool dd::readInputElements(StringRef DimsJson,
+                           llvm::SmallVectorImpl<double> &Out) {
+  llvm::SmallVector<Arg, 8> Args;
+  if (!parseDims(DimsJson, Args))
+    return false;
+  for (const Arg &A : Args)
+    Out.push_back(A.IsTensor ? A.Numel : 0);
+  return true;
+}

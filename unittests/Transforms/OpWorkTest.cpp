@@ -87,4 +87,19 @@ TEST(OpWorkTest, AttentionAndTheMemoryRule) {
   EXPECT_FALSE(memoryWork("[[3, 4]", R"(["float"])"));
 }
 
+
+TEST(OpWorkTest, InputElements) {
+  // A tensor, a scalar, an empty tensor, a TensorList: what autocast casts.
+  llvm::SmallVector<double, 8> N;
+  ASSERT_TRUE(readInputElements("[[64, 1024], [], [0], [[2, 3], [4]]]", N));
+  ASSERT_EQ(N.size(), 4u);
+  EXPECT_EQ(N[0], 65536);
+  EXPECT_EQ(N[1], 0);
+  EXPECT_EQ(N[2], 0);
+  EXPECT_EQ(N[3], 10);
+  N.clear();
+  EXPECT_FALSE(readInputElements("[[64, 1024]", N));
+  EXPECT_FALSE(readInputElements("not dims", N));
+}
+
 } // namespace

@@ -14,6 +14,7 @@
 #define DAYDREAM_TRANSFORMS_OPWORK_H
 
 #include "llvm/ADT/Optional.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace dd {
@@ -37,6 +38,12 @@ llvm::Optional<OpWork> formulaWork(llvm::StringRef Name,
 /// size of the largest; None without tensor inputs.
 llvm::Optional<OpWork> memoryWork(llvm::StringRef DimsJson,
                                   llvm::StringRef TypesJson);
+
+/// The number of elements of each of an op's arguments, in order, from its
+/// "Input Dims" as written: 0 for an argument that is no tensor, the total
+/// of its tensors' for a TensorList. False if \p DimsJson does not parse.
+bool readInputElements(llvm::StringRef DimsJson,
+                       llvm::SmallVectorImpl<double> &Out);
 
 } // namespace dd
 
