@@ -379,7 +379,7 @@ private:
                      "a copy kernel and {4:f1} us of CPU{5}",
                      W.WeightCasts, W.ActivationCasts, W.Forwards,
                      W.CastBytes / 1e6, W.LaunchCpuNs / 1000,
-                     W.LaunchCpuFromTrace
+                     !O.LaunchCpuUs
                          ? " (the trace's median CPU time per forward "
                            "launch)"
                          : "")

@@ -35,6 +35,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AutocastWork.h"
+#include "Median.h"
 
 #include "daydream/IR/Graph.h"
 #include "daydream/Transforms/GpuSpecs.h"
@@ -115,14 +116,6 @@ constexpr double ChunkElements = 65536;
 bool isScalerKernel(StringRef Name) {
   return Name.contains("non_finite_check_and_unscale") ||
          Name.contains("amp_update_scale");
-}
-
-int64_t median(std::vector<int64_t> &V) {
-  if (V.empty())
-    return 0;
-  auto Mid = V.begin() + V.size() / 2;
-  std::nth_element(V.begin(), Mid, V.end());
-  return *Mid;
 }
 
 /// One cast to add: its argument's elements.
@@ -266,13 +259,10 @@ private:
         }
       }
     }
-    S.LaunchCallNs = double(median(Calls));
-    if (std::isnan(O.LaunchCpuNs)) {
-      S.LaunchCpuNs = double(median(Between));
-      S.LaunchCpuFromTrace = true;
-    } else {
-      S.LaunchCpuNs = O.LaunchCpuNs;
-    }
+    S.LaunchCallNs = double(median(std::move(Calls)));
+    S.LaunchCpuNs = std::isnan(O.LaunchCpuNs)
+                        ? double(median(std::move(Between)))
+                        : O.LaunchCpuNs;
     S.LaunchCallNs = std::min(S.LaunchCallNs, S.LaunchCpuNs);
   }
 
@@ -514,8 +504,7 @@ private:
   /// A launch on the CPU next to \p Pos (before it, or after it if
   /// \p After): the dispatch (an op task) and the launch call, in that
   /// order, in \p Pos's layer and phase. Returns the launch call.
-  TaskId addLaunch(TaskId Pos, bool After, StrId OpName, StrId CallName,
-                   TaskKind CallKind = TaskKind::Runtime) {
+  TaskId addLaunch(TaskId Pos, bool After, StrId OpName, StrId CallName) {
     const Task &P = G.task(Pos);
     Task T;
     T.StartNs = After ? P.StartNs + P.DurationNs : P.StartNs;
@@ -523,7 +512,7 @@ private:
     T.Layer = P.Layer;
     T.Phase = P.Phase;
     T.Flags = TF_Synthetic;
-    T.Kind = CallKind;
+    T.Kind = TaskKind::Runtime;
     T.Name = CallName;
     T.DurationNs = std::llround(S.LaunchCallNs);
     TaskId Call =

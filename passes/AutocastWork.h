@@ -55,7 +55,6 @@ struct AutocastSummary {
   /// The trace runs GradScaler already (its kernels are recorded).
   bool TraceHasScaler = false;
   double LaunchCpuNs = 0;
-  bool LaunchCpuFromTrace = false;
   double LaunchCallNs = 0;
 };
 

@@ -28,6 +28,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Median.h"
+
 #include "daydream/IR/Graph.h"
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Passes/BuiltinPasses.h"
@@ -122,13 +124,6 @@ double mean(llvm::ArrayRef<int64_t> V) {
   for (int64_t X : V)
     S += double(X);
   return V.empty() ? 0 : S / double(V.size());
-}
-
-int64_t median(std::vector<int64_t> V) {
-  if (V.empty())
-    return 0;
-  std::nth_element(V.begin(), V.begin() + V.size() / 2, V.end());
-  return V[V.size() / 2];
 }
 
 /// Starts of consecutive fetches, apart: the loop's recorded period.
