@@ -12,7 +12,7 @@ install(FILES ${PROJECT_BINARY_DIR}/include/daydream/IR/ddir_generated.h
 set(DAYDREAM_INSTALLED_LIBRARIES DaydreamIR DaydreamPass DaydreamAnalysis
   DaydreamKernelFacts DaydreamTransforms DaydreamCollectiveNames DaydreamComm DaydreamSim
   DaydreamPasses DaydreamPlugin DaydreamImport DaydreamSeqPoint DaydreamSynth
-  DaydreamTools)
+  DaydreamTools DaydreamSupport)
 install(TARGETS ${DAYDREAM_INSTALLED_LIBRARIES} DaydreamPluginAPI
   daydream_llvm daydream_warnings
   EXPORT DaydreamTargets

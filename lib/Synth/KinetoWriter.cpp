@@ -12,10 +12,11 @@
 #include "GzipStream.h"
 #include "JsonBuffer.h"
 
+#include "daydream/Support/OutputFile.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 #include <utility>
 
@@ -370,31 +371,17 @@ void dd::synth::writeKinetoTrace(const TraceModel &M, StringRef TraceName,
   Writer(M, OS).write(TraceName);
 }
 
-llvm::Error dd::synth::writeKinetoFile(const TraceModel &M, StringRef Path,
+llvm::Error dd::synth::writeKinetoFile(const TraceModel &M, OutputFile &Out,
                                        StringRef TraceName) {
-  std::error_code EC;
-  llvm::ToolOutputFile File(Path, EC, llvm::sys::fs::OF_None);
-  if (EC)
-    return llvm::createStringError(EC, "%s: %s", Path.str().c_str(),
-                                   EC.message().c_str());
-  llvm::raw_fd_ostream &OS = File.os();
-  if (Path.endswith(".gz")) {
-    GzipStream Gz(OS);
-    writeKinetoTrace(M, TraceName, Gz);
-    if (llvm::Error E = Gz.finish())
-      return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s",
-                                     Path.str().c_str(),
-                                     llvm::toString(std::move(E)).c_str());
-  } else {
-    writeKinetoTrace(M, TraceName, OS);
+  if (!Out.path().endswith(".gz")) {
+    writeKinetoTrace(M, TraceName, Out.os());
+    return llvm::Error::success();
   }
-  OS.flush();
-  if (OS.has_error()) {
-    EC = OS.error();
-    OS.clear_error();
-    return llvm::createStringError(EC, "%s: write failed: %s",
-                                   Path.str().c_str(), EC.message().c_str());
-  }
-  File.keep();
+  GzipStream Gz(Out.os());
+  writeKinetoTrace(M, TraceName, Gz);
+  if (llvm::Error E = Gz.finish())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s",
+                                   Out.path().str().c_str(),
+                                   llvm::toString(std::move(E)).c_str());
   return llvm::Error::success();
 }

@@ -9,13 +9,13 @@
 #include "daydream/IR/IRReader.h"
 #include "daydream/IR/RankCopies.h"
 #include "daydream/Sim/Simulator.h"
+#include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"
 #include "daydream/Tools/GraphDiff.h"
 #include "daydream/Tools/ToolSupport.h"
 
 #include "llvm/ADT/Optional.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
 
 using namespace dd;
 namespace cl = llvm::cl;
@@ -84,7 +84,7 @@ llvm::Expected<LoadedRun> load(llvm::StringRef Path, bool Simulated) {
 } // namespace
 
 int dd::ddDiffMain(int Argc, char **Argv) {
-  llvm::InitLLVM X(Argc, Argv);
+  InitTool X(Argc, Argv);
   Options Opt;
   cl::HideUnrelatedOptions(Opt.Category);
   if (!cl::ParseCommandLineOptions(

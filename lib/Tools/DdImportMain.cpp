@@ -9,12 +9,12 @@
 
 #include "daydream/Import/ImportJob.h"
 #include "daydream/Import/Importer.h"
+#include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"
 #include "daydream/Tools/ToolSupport.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -69,6 +69,11 @@ struct Options {
       cl::desc("Store a rank of a job that is the same as an earlier one "
                "(to the nanosecond) as its copy (default true)"),
       cl::cat(Category)};
+  cl::opt<uint64_t> MaxInputSize{
+      "max-input-size", cl::init(0), cl::value_desc("bytes"),
+      cl::desc("Refuse a gzipped input that decompresses to more than this "
+               "(default 0: the machine's memory)"),
+      cl::cat(Category)};
 };
 
 /// A progress bar on stderr, for large inputs on a terminal only.
@@ -110,7 +115,8 @@ void printSummary(llvm::StringRef Name, const ImportResult &R, double Seconds,
      << " lanes, " << L.Edges << " edges, " << L.Iterations
      << " iterations; skipped " << In.SkippedPython << " python_function, "
      << In.SkippedOther << " other, " << In.MissingFields
-     << " with missing fields; " << L.UnmatchedActivities
+     << " with missing fields, " << In.InvalidFields
+     << " with invalid ones; " << L.UnmatchedActivities
      << " GPU activities without a launch";
   if (L.InferredLaunches)
     OS << " (" << L.InferredLaunches << " given one, "
@@ -180,7 +186,7 @@ int importJobMain(const Options &Opt, const ImportOptions &IO,
 } // namespace
 
 int dd::ddImportMain(int Argc, char **Argv) {
-  llvm::InitLLVM X(Argc, Argv);
+  InitTool X(Argc, Argv);
   keepFreedMemory();
   Options Opt;
   cl::HideUnrelatedOptions(Opt.Category);
@@ -201,6 +207,7 @@ int dd::ddImportMain(int Argc, char **Argv) {
   IO.Lowering.CrossStreamEdges = Opt.CrossStream;
   IO.Lowering.InferDependencies = Opt.Infer;
   IO.FoldIdenticalRanks = Opt.FoldRanks;
+  IO.MaxInputBytes = Opt.MaxInputSize;
 
   ProgressBar Bar(llvm::errs().is_displayed() && !Opt.Quiet);
   if (Opt.Inputs.size() > 1)

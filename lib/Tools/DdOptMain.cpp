@@ -10,13 +10,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/IR/IRReader.h"
+#include "daydream/IR/Verifier.h"
 #include "daydream/Plugin/PluginLoader.h"
 #include "daydream/Pass/PassRegistry.h"
+#include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"
 #include "daydream/Tools/ToolSupport.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace dd;
@@ -154,7 +155,7 @@ static bool onlyPrinters(const PassManager &PM) {
 }
 
 int dd::ddOptMain(int Argc, char **Argv) {
-  llvm::InitLLVM X(Argc, Argv);
+  InitTool X(Argc, Argv);
   keepFreedMemory();
   PassRegistry Registry;
   registerBuiltinPasses(Registry);
@@ -228,6 +229,15 @@ int dd::ddOptMain(int Argc, char **Argv) {
     return reportError(Tool, InputName + ": " + llvm::toString(std::move(E)));
   if (!WriteGraph)
     return 0;
+  // Never write what the readers would refuse (a pass's arithmetic that
+  // went past the limits, a pass's bug): the check is linear, about a
+  // tenth of the write itself. -verify-each has done it already.
+  if (!Opt.VerifyEach && !onlyPrinters(PM))
+    if (llvm::Error E = verifyGraph(*G))
+      return reportError(Tool, InputName +
+                                   ": the pipeline made an invalid graph, "
+                                   "not written: " +
+                                   llvm::toString(std::move(E)));
   if (llvm::Error E = writeGraphFile(*G, Opt.Output, Opt.Text))
     return reportError(Tool, std::move(E));
   return 0;

@@ -12,6 +12,7 @@
 
 #include "daydream/Pass/PassRegistry.h"
 #include "daydream/SeqPoint/RunReaders.h"
+#include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"
 #include "daydream/Tools/SeqPointReport.h"
 #include "daydream/Tools/SeqPointTraces.h"
@@ -19,7 +20,6 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/InitLLVM.h"
 
 using namespace dd;
 using namespace dd::seqpoint;
@@ -206,7 +206,7 @@ llvm::Error run(const Options &Opt, Session &S) {
 } // namespace
 
 int dd::ddSeqPointMain(int Argc, char **Argv) {
-  llvm::InitLLVM X(Argc, Argv);
+  InitTool X(Argc, Argv);
   keepFreedMemory();
   Options Opt;
   cl::HideUnrelatedOptions(

@@ -15,6 +15,7 @@
 #include "daydream/Sim/SchedulingPolicy.h"
 #include "daydream/Sim/Simulator.h"
 #include "daydream/Sim/Symmetry.h"
+#include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"
 #include "daydream/Tools/SimPlot.h"
 #include "daydream/Tools/SimReport.h"
@@ -24,7 +25,6 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/InitLLVM.h"
 
 #include <cassert>
 #include <chrono>
@@ -182,7 +182,7 @@ private:
 };
 
 int dd::ddSimMain(int Argc, char **Argv) {
-  llvm::InitLLVM X(Argc, Argv);
+  InitTool X(Argc, Argv);
   keepFreedMemory();
   Options Opt;
   cl::HideUnrelatedOptions(Opt.Category);

@@ -12,15 +12,16 @@
 #include "daydream/IR/RankCopies.h"
 #include "daydream/Import/ImportJob.h"
 #include "daydream/Import/Lowering.h"
+#include "daydream/Support/OutputFile.h"
 #include "daydream/Synth/KinetoWriter.h"
 #include "daydream/Synth/Synth.h"
+#include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"
 #include "daydream/Tools/ToolSupport.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -178,12 +179,21 @@ int writeKineto(const Options &Opt, const JobPlan &Plan,
                                  "FILE.json (or a name with %r)");
   auto Start = std::chrono::steady_clock::now();
   std::string Name = describePlan(Plan);
+  // Every rank's file is written before any is committed, so a failure
+  // (a full disk at rank 5) leaves none of the job's files behind.
+  std::vector<std::unique_ptr<OutputFile>> Files;
   for (size_t R = 0; R != Models.size(); ++R) {
-    std::string Path = rankPath(Out, int32_t(R), Plan.Ranks);
-    if (llvm::Error E = writeKinetoFile(Models[R], Path, Name))
+    auto File = OutputFile::create(rankPath(Out, int32_t(R), Plan.Ranks));
+    if (!File)
+      return reportError(Tool, File.takeError());
+    if (llvm::Error E = writeKinetoFile(Models[R], **File, Name))
       return reportError(Tool, std::move(E));
     Models[R] = import::TraceModel(); // its memory goes back for the next
+    Files.push_back(std::move(*File));
   }
+  for (std::unique_ptr<OutputFile> &File : Files)
+    if (llvm::Error E = File->commit())
+      return reportError(Tool, std::move(E));
   if (Opt.Quiet)
     return 0;
   std::string Where = rankPath(Out, 0, Plan.Ranks);
@@ -201,7 +211,7 @@ int writeKineto(const Options &Opt, const JobPlan &Plan,
 } // namespace
 
 int dd::ddSynthMain(int Argc, char **Argv) {
-  llvm::InitLLVM X(Argc, Argv);
+  InitTool X(Argc, Argv);
   keepFreedMemory();
   Options Opt;
   cl::HideUnrelatedOptions(Opt.Category);

@@ -15,6 +15,7 @@
 
 #include "daydream/Import/CuptiRecordReader.h"
 #include "daydream/Import/Lowering.h"
+#include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"
 #include "daydream/Tools/ToolSupport.h"
 #include "daydream/Trace/RecordFile.h"
@@ -25,7 +26,6 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -296,7 +296,7 @@ void printSummary(const Options &Opt, size_t Processes, const ImportStats &In,
 } // namespace
 
 int dd::ddTraceMain(int Argc, char **Argv) {
-  llvm::InitLLVM X(Argc, Argv);
+  InitTool X(Argc, Argv);
   keepFreedMemory();
   Options Opt;
   cl::HideUnrelatedOptions(Opt.Category);

@@ -1,26 +1,18 @@
 //===- ToolSupport.cpp - What every dd-* tool does the same way -----------===//
 //
-// The output file is opened only when the first bytes arrive, which the
-// writers send only once the graph is known to serialize (the binary writer
-// sends its whole buffer at once), so a graph that fails leaves an existing
-// file alone without being gathered in memory first; ToolOutputFile removes
-// the file again if writing fails half way (a full disk).
-//
-// An existing regular file is unlinked, not truncated, before the new one is
-// written: ext4 (auto_da_alloc) flushes a file rewritten over a truncated one
-// when it is closed, which made writing a 21 MB .ddir take 3-5 times longer
-// than writing a new file; and an input still mapped from the same path keeps
-// its old contents instead of being cut short under the reader.
+// Outputs are written through Support/OutputFile.h: under a temporary name,
+// renamed over the target once complete, so a graph that fails to serialize,
+// a full disk or a kill leaves an existing file as it was.
 //
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Tools/ToolSupport.h"
 #include "daydream/IR/BinaryFormat.h"
 #include "daydream/IR/TextFormat.h"
+#include "daydream/Support/OutputFile.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -32,74 +24,6 @@
 
 using namespace dd;
 
-namespace {
-
-/// A stream to a file that is opened on the first write, or by finish().
-class LazyOutputFile : public llvm::raw_ostream {
-public:
-  explicit LazyOutputFile(llvm::StringRef Path) : Path(Path) {}
-  ~LazyOutputFile() override { flush(); }
-
-  /// Writes what is buffered and keeps the file.
-  llvm::Error finish();
-
-private:
-  void write_impl(const char *Ptr, size_t Size) override {
-    if (open())
-      File->os().write(Ptr, Size);
-    Pos += Size;
-  }
-  uint64_t current_pos() const override { return Pos; }
-  bool open();
-
-  std::string Path;
-  std::unique_ptr<llvm::ToolOutputFile> File;
-  std::error_code OpenError;
-  uint64_t Pos = 0;
-};
-
-/// Unlinks Path if it names a regular file with no other links (a symlink, a
-/// device or a hard-linked file is written through, as before).
-static void unlinkOldOutput(llvm::StringRef Path) {
-  llvm::sys::fs::file_status Status;
-  if (Path == "-" || llvm::sys::fs::status(Path, Status, /*Follow=*/false) ||
-      Status.type() != llvm::sys::fs::file_type::regular_file ||
-      Status.getLinkCount() != 1)
-    return;
-  // Failing to unlink (a read-only directory) is not an error here: opening
-  // the file then reports what is wrong, or truncates it as before.
-  (void)llvm::sys::fs::remove(Path);
-}
-
-bool LazyOutputFile::open() {
-  if (!File && !OpenError) {
-    unlinkOldOutput(Path);
-    File = std::make_unique<llvm::ToolOutputFile>(Path, OpenError,
-                                                  llvm::sys::fs::OF_None);
-    if (OpenError)
-      File.reset();
-  }
-  return File != nullptr;
-}
-
-llvm::Error LazyOutputFile::finish() {
-  flush();
-  if (!open())
-    return llvm::createStringError(OpenError, "%s: %s", Path.c_str(),
-                                   OpenError.message().c_str());
-  llvm::raw_fd_ostream &OS = File->os();
-  OS.flush();
-  if (OS.has_error()) {
-    std::error_code EC = OS.error();
-    OS.clear_error();
-    return llvm::createStringError(EC, "%s: write failed: %s", Path.c_str(),
-                                   EC.message().c_str());
-  }
-  File->keep();
-  return llvm::Error::success();
-}
-
-} // namespace
 
 void dd::keepFreedMemory() {
 #ifdef __GLIBC__
@@ -164,15 +88,20 @@ llvm::Error dd::checkBinaryOutputAllowed(llvm::StringRef OutputPath, bool Text,
 
 llvm::Error dd::writeTextFile(llvm::StringRef Contents,
                               llvm::StringRef OutputPath) {
-  LazyOutputFile Out(OutputPath);
-  Out << Contents;
-  return Out.finish();
+  auto Out = OutputFile::create(OutputPath);
+  if (!Out)
+    return Out.takeError();
+  (*Out)->os() << Contents;
+  return (*Out)->commit();
 }
 
 llvm::Error dd::writeGraphFile(const Graph &G, llvm::StringRef OutputPath,
                                bool Text) {
-  LazyOutputFile Out(OutputPath);
-  if (llvm::Error E = Text ? printTextGraph(G, Out) : writeBinaryGraph(G, Out))
-    return E;
-  return Out.finish();
+  auto Out = OutputFile::create(OutputPath);
+  if (!Out)
+    return Out.takeError();
+  llvm::raw_ostream &OS = (*Out)->os();
+  if (llvm::Error E = Text ? printTextGraph(G, OS) : writeBinaryGraph(G, OS))
+    return E; // the temporary is removed; an old file stays
+  return (*Out)->commit();
 }

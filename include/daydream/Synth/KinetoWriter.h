@@ -32,15 +32,20 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+namespace dd {
+class OutputFile;
+} // namespace dd
+
 namespace dd::synth {
 
 /// Writes \p M as a Kineto trace named \p TraceName to \p OS.
 void writeKinetoTrace(const import::TraceModel &M, llvm::StringRef TraceName,
                       llvm::raw_ostream &OS);
 
-/// Writes \p M to the file \p Path ("-" for stdout), gzipped when the name
-/// ends in ".gz". The file is kept only if it was written whole.
-llvm::Error writeKinetoFile(const import::TraceModel &M, llvm::StringRef Path,
+/// Writes \p M into \p Out, gzipped when its name ends in ".gz"; the caller
+/// commits it (dd-synth commits a job's rank files only once all are
+/// written, so a failure leaves none of them).
+llvm::Error writeKinetoFile(const import::TraceModel &M, OutputFile &Out,
                             llvm::StringRef TraceName);
 
 } // namespace dd::synth
