@@ -130,15 +130,16 @@ void declare(PassOptionParser &P, AmpScaleOptions &O) {
 }
 
 llvm::Error validate(const AmpScaleOptions &O) {
-  if (O.Compute && *O.Compute < 0)
-    return optionError("compute must not be negative");
+  if (O.Compute)
+    if (llvm::Error E = checkDurationFactor("compute", *O.Compute))
+      return E;
   const std::pair<const char *, double> Plain[] = {{"memory", O.Memory},
                                                    {"other", O.Other},
                                                    {"copy", O.Copy},
                                                    {"comm", O.Comm}};
   for (const auto &[Key, V] : Plain)
-    if (V < 0)
-      return optionError(llvm::Twine(Key) + " must not be negative");
+    if (llvm::Error E = checkDurationFactor(Key, V))
+      return E;
   if (O.Scaler != "auto" && O.Scaler != "true" && O.Scaler != "false")
     return optionError("scaler must be auto, true or false, not '" +
                        O.Scaler + "'");

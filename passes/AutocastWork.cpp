@@ -38,6 +38,7 @@
 #include "Median.h"
 
 #include "daydream/IR/Graph.h"
+#include "daydream/IR/TaskFieldBounds.h"
 #include "daydream/Transforms/GpuSpecs.h"
 #include "daydream/Transforms/OpWork.h"
 #include "daydream/Transforms/Precision.h"
@@ -498,7 +499,7 @@ private:
   /// A kernel that streams \p Bytes: the floor plus the bytes at peak
   /// bandwidth (GB/s is bytes per ns).
   int64_t streamNs(double Bytes) const {
-    return std::llround(floorNs() + Bytes / Spec.MemoryBandwidthGBps);
+    return roundNs(floorNs() + Bytes / Spec.MemoryBandwidthGBps);
   }
 
   /// A launch on the CPU next to \p Pos (before it, or after it if
@@ -514,10 +515,10 @@ private:
     T.Flags = TF_Synthetic;
     T.Kind = TaskKind::Runtime;
     T.Name = CallName;
-    T.DurationNs = std::llround(S.LaunchCallNs);
+    T.DurationNs = roundNs(S.LaunchCallNs);
     TaskId Call =
         After ? G.insertTaskAfter(Pos, T) : G.insertTaskBefore(Pos, T);
-    int64_t Dispatch = std::llround(S.LaunchCpuNs - S.LaunchCallNs);
+    int64_t Dispatch = roundNs(S.LaunchCpuNs - S.LaunchCallNs);
     if (Dispatch > 0) {
       T.Kind = TaskKind::CpuOp;
       T.Name = OpName;
@@ -598,7 +599,7 @@ private:
     A.Bytes = 4;
     A.CopyKind = uint8_t(CopyKind::DeviceToHost);
     TaskId Copy = addGpu(R, K, NoId, TaskKind::Memcpy, FoundInfCopy,
-                         std::llround(floorNs()), A);
+                         roundNs(floorNs()), A);
     Task SyncCallTask = G.task(R);
     SyncCallTask.Kind = TaskKind::Sync;
     SyncCallTask.Name = SyncCall;
@@ -615,7 +616,7 @@ private:
     TaskAttrs A;
     A.Bytes = 8;
     addGpu(R, NoId, St.LastStepKernel, TaskKind::Kernel, UpdateKernel,
-           std::llround(floorNs()), A);
+           roundNs(floorNs()), A);
     ++S.ScalerLaunches;
   }
 

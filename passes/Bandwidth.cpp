@@ -14,6 +14,7 @@
 
 #include "daydream/Comm/NetworkModel.h"
 #include "daydream/IR/Graph.h"
+#include "daydream/IR/TaskFieldBounds.h"
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/KernelClass.h"
@@ -49,8 +50,8 @@ void declare(PassOptionParser &P, BandwidthOptions &O) {
 }
 
 llvm::Error validate(const BandwidthOptions &O) {
-  if (!(O.Factor > 0))
-    return optionError("factor must be positive");
+  if (llvm::Error E = checkDurationFactor("factor", O.Factor, true))
+    return E;
   if (O.Gbps < 0)
     return optionError("gbps must not be negative (0: not used)");
   if (O.LatencyUs < 0)
@@ -63,7 +64,7 @@ llvm::Error validate(const BandwidthOptions &O) {
 int64_t scaledAboveLatencyNs(int64_t DurationNs, double Factor,
                              double LatencyNs) {
   double Fixed = std::min(double(DurationNs), LatencyNs);
-  return std::llround(Fixed + (double(DurationNs) - Fixed) / Factor);
+  return roundNs(Fixed + (double(DurationNs) - Fixed) / Factor);
 }
 
 class Bandwidth {
@@ -82,7 +83,7 @@ public:
       bool Sized = O.Gbps > 0 && A && A->Bytes > 0;
       setDurations(G, T,
                    Sized
-                       ? std::llround(comm::alphaBetaNs(
+                       ? roundNs(comm::alphaBetaNs(
                              double(A->Bytes), comm::Link{O.Gbps, O.LatencyUs}))
                        : scaledAboveLatencyNs(G.task(T).DurationNs, O.Factor,
                                               LatencyNs));

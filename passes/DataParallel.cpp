@@ -7,6 +7,9 @@
 #include "DataParallel.h"
 
 #include "daydream/Comm/NetworkModel.h"
+#include "daydream/IR/TaskFieldBounds.h"
+
+#include "llvm/Support/FormatVariadic.h"
 
 #include <limits>
 
@@ -54,6 +57,10 @@ llvm::Error dataparallel::validateOptions(const Options &O) {
     return optionError("gbps must not be negative");
   if (O.LatencyUs < 0)
     return optionError("latency-us must not be negative");
+  if (O.ParamsMb / O.BucketMb > MaxAllReduces)
+    return optionError("params-mb / bucket-mb is " +
+                       llvm::formatv("{0:f0}", O.ParamsMb / O.BucketMb).str() +
+                       " buckets; at most 1e6 are modelled");
   if (O.Split != "duration" && O.Split != "even")
     return optionError("split must be 'duration' or 'even', not '" + O.Split +
                        "'");
@@ -110,9 +117,9 @@ int64_t dataparallel::ringAllReduceNs(uint64_t Bytes, int64_t Gpus, double Gbps,
                                       double LatencyUs) {
   // The network model's ring on one level (docs/Network.md).
   comm::Topology Ring = comm::singleNode(Gpus, comm::Link{Gbps, LatencyUs});
-  return std::llround(comm::collectiveTimeNs(comm::CollectiveKind::AllReduce,
-                                             comm::Algorithm::Ring,
-                                             double(Bytes), Gpus, Ring));
+  return roundNs(comm::collectiveTimeNs(comm::CollectiveKind::AllReduce,
+                                        comm::Algorithm::Ring, double(Bytes),
+                                        Gpus, Ring));
 }
 
 bool dataparallel::isStreamWork(TaskKind K) {

@@ -52,6 +52,11 @@ constexpr double MaxMb = 1e9;
 constexpr double MinGbps = 1e-3;
 constexpr int64_t MaxGpus = 1000000;
 constexpr double MaxLatencyUs = 1e9;
+/// The most all-reduces (buckets, or p3's slices) one backward pass may be
+/// cut into: each is a task on every rank and iteration, so more is work
+/// and memory without bound (params-mb=1e9 in 4 MiB slices is 2.5e8 tasks
+/// a step); real jobs have tens to thousands.
+constexpr double MaxAllReduces = 1e6;
 
 llvm::Error validateOptions(const Options &O);
 

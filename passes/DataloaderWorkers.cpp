@@ -31,6 +31,7 @@
 #include "Median.h"
 
 #include "daydream/IR/Graph.h"
+#include "daydream/IR/TaskFieldBounds.h"
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/LayerChains.h"
@@ -92,8 +93,8 @@ llvm::Error validate(const DataloaderWorkersOptions &O) {
     return optionError("workers must be at most 1024");
   if (O.Prefetch < 1)
     return optionError("prefetch must be at least 1");
-  if (!(O.Slowdown > 0) || !std::isfinite(O.Slowdown))
-    return optionError("slowdown must be positive");
+  if (llvm::Error E = checkDurationFactor("slowdown", O.Slowdown, true))
+    return E;
   if (O.RecordedWorkers == 0 || O.RecordedWorkers < -1)
     return optionError("recorded-workers must be at least 1");
   std::string Msg;
@@ -212,8 +213,8 @@ void steadyState(const Consumer &C, Plan &P, int64_t Workers) {
     Spans.push_back(F.SpanNs);
   double Step = std::max(0.0, mean(Per) - mean(Spans) + double(P.TakeNs));
   double Deliver = mean(P.LoadNs) / double(Workers);
-  P.StepNs = std::llround(Step);
-  P.LagNs = Deliver > Step ? std::llround(Deliver - Step) : 0;
+  P.StepNs = roundNs(Step);
+  P.LagNs = Deliver > Step ? roundNs(Deliver - Step) : 0;
 }
 
 class DataloaderWorkers {
@@ -280,10 +281,10 @@ private:
     if (!C.WithWorkers) {
       for (const Fetch &F : C.Fetches) {
         P.LoadNs.push_back(
-            std::llround(double(F.SpanNs - F.PinNs) * O.Slowdown));
+            roundNs(double(F.SpanNs - F.PinNs) * O.Slowdown));
         P.PinNs.push_back(F.PinNs);
       }
-      P.TakeNs = std::llround(
+      P.TakeNs = roundNs(
           (O.BatchCostUs >= 0 ? O.BatchCostUs : DefaultBatchCostUs) * 1000);
       P.LoadSource = "the recorded load";
       P.TakeSource = O.BatchCostUs >= 0
@@ -297,7 +298,7 @@ private:
       for (const Fetch &F : C.Fetches)
         Quickest = std::min(Quickest, F.SpanNs);
       int64_t Default = std::llround(DefaultBatchCostUs * 1000);
-      P.TakeNs = O.BatchCostUs >= 0 ? std::llround(O.BatchCostUs * 1000)
+      P.TakeNs = O.BatchCostUs >= 0 ? roundNs(O.BatchCostUs * 1000)
                                     : std::min(Quickest, Default);
       P.TakeSource = O.BatchCostUs >= 0 ? "given"
                      : Quickest < Default
@@ -305,7 +306,7 @@ private:
                          : "assumed: queue get and unpickling, 2 tensors";
       int64_t Load = 0;
       if (O.LoadMs >= 0) {
-        Load = std::llround(O.LoadMs * 1e6);
+        Load = roundNs(O.LoadMs * 1e6);
         P.LoadSource = "given";
       } else {
         if (O.RecordedWorkers < 0)
@@ -331,7 +332,7 @@ private:
         P.LoadSource = "recorded-workers x the recorded step period";
         P.Bound = 2 * Waited <= B;
       }
-      P.LoadNs.assign(B, std::llround(double(Load) * O.Slowdown));
+      P.LoadNs.assign(B, roundNs(double(Load) * O.Slowdown));
       P.PinNs.assign(B, 0);
     }
     if (O.Workers > 0)

@@ -7,6 +7,7 @@
 
 #include "Fusion.h"
 
+#include "daydream/IR/TaskFieldBounds.h"
 #include "daydream/Pass/PassOptions.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -96,7 +97,7 @@ int64_t fusedDuration(const Graph &G, ArrayRef<TaskId> Members, double Keep) {
     Sum += G.task(T).DurationNs;
     Longest = std::max(Longest, G.task(T).DurationNs);
   }
-  return std::max(Longest, int64_t(std::llround(double(Sum) * Keep)));
+  return std::max(Longest, roundNs(double(Sum) * Keep));
 }
 
 /// "fused(a+b+c)", or "fused(a +2 more)" when the joined names would be

@@ -47,12 +47,15 @@ using llvm::StringRef;
 
 namespace {
 
+/// keep=auto, held apart from every value the option may be given.
+constexpr double AutoKeep = -1;
+
 struct KernelFusionOptions {
   std::vector<KernelClass> Classes = {KernelClass::Elementwise};
   std::string Pattern;
   int64_t MaxChain = 0;
-  /// 0 means "auto": (k+1)/(2k) for a chain of k kernels.
-  double Keep = 0;
+  /// AutoKeep means "auto": (k+1)/(2k) for a chain of k kernels.
+  double Keep = AutoKeep;
   bool DropGaps = false;
 };
 
@@ -76,7 +79,7 @@ void declare(PassOptionParser &P, KernelFusionOptions &O) {
       "(0, 1], or auto: (k+1)/(2k) for k kernels",
       [&O](StringRef S) -> Error {
         if (S == "auto") {
-          O.Keep = 0;
+          O.Keep = AutoKeep;
           return Error::success();
         }
         if (S.getAsDouble(O.Keep) || !std::isfinite(O.Keep))
@@ -84,7 +87,7 @@ void declare(PassOptionParser &P, KernelFusionOptions &O) {
         return Error::success();
       },
       [&O](llvm::raw_ostream &OS) {
-        if (O.Keep == 0)
+        if (O.Keep == AutoKeep)
           OS << "auto";
         else
           OS << llvm::format("%.17g", O.Keep);
@@ -97,7 +100,7 @@ Error validate(const KernelFusionOptions &O) {
   if (O.MaxChain < 0 || O.MaxChain == 1)
     return optionError("max-chain must be 0 (no limit) or at least 2, not " +
                        llvm::Twine(O.MaxChain));
-  if (O.Keep < 0 || O.Keep > 1)
+  if (O.Keep != AutoKeep && !(O.Keep > 0 && O.Keep <= 1))
     return optionError("keep must be auto or in (0, 1], not " +
                        llvm::formatv("{0}", O.Keep).str());
   std::string Msg;
@@ -117,7 +120,7 @@ public:
     fusion::forEachKernelRun(
         G, Barriers, Eligible, /*MinLength=*/2, size_t(O.MaxChain),
         [&](ArrayRef<TaskId> Run) {
-          double Keep = O.Keep != 0 ? O.Keep : autoKeep(Run.size());
+          double Keep = O.Keep != AutoKeep ? O.Keep : autoKeep(Run.size());
           Fuser.add(Run, fusion::fusedDuration(G, Run, Keep));
         });
     if (Fuser.empty())

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NetworkWhatIf.h"
+#include "daydream/IR/TaskFieldBounds.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -160,5 +161,5 @@ int64_t networkwhatif::retimedNs(const Graph &G, const CollectiveInfo &C,
       double(G.task(C.Task).DurationNs), C.Kind, C.Alg, C.Bytes,
       groupPlacement(C, C.Ranks, S.Recorded.T.GpusPerNode), S.Recorded.T,
       groupPlacement(C, NewRanks, S.New.GpusPerNode), S.New);
-  return std::max<int64_t>(0, std::llround(Ns));
+  return roundNs(Ns);
 }

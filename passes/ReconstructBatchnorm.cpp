@@ -28,6 +28,7 @@
 #include "Fusion.h"
 
 #include "daydream/IR/Graph.h"
+#include "daydream/IR/TaskFieldBounds.h"
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/KernelClass.h"
@@ -131,7 +132,7 @@ private:
     int64_t Sum = 0;
     for (TaskId T : Group)
       Sum += G.task(T).DurationNs;
-    return std::llround(double(Sum) * O.Keep);
+    return roundNs(double(Sum) * O.Keep);
   }
 
   /// The run with its partner, into \p Group: the kernel before it in the

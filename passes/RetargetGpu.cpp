@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/IR/Graph.h"
+#include "daydream/IR/TaskFieldBounds.h"
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/GpuSpecs.h"
@@ -275,8 +276,8 @@ private:
       Task &Tk = G.task(T);
       if (G.lane(Tk.Lane).Kind != LaneKind::CpuThread)
         continue;
-      Tk.DurationNs = std::llround(double(Tk.DurationNs) * Factor);
-      Tk.GapNs = std::llround(double(Tk.GapNs) * Factor);
+      Tk.DurationNs = roundNs(double(Tk.DurationNs) * Factor);
+      Tk.GapNs = roundNs(double(Tk.GapNs) * Factor);
     }
   }
 

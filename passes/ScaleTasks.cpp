@@ -23,13 +23,13 @@ struct ScaleTasksOptions {
 };
 
 void declare(PassOptionParser &P, ScaleTasksOptions &O) {
-  P.add("factor", O.Factor, "multiply durations by this (>= 0)");
+  P.add("factor", O.Factor, "multiply durations by this, in [0, 1e6]");
   O.Select.declareOptions(P);
 }
 
 llvm::Error validate(const ScaleTasksOptions &O) {
-  if (O.Factor < 0)
-    return optionError("factor must not be negative");
+  if (llvm::Error E = checkDurationFactor("factor", O.Factor))
+    return E;
   return O.Select.validate();
 }
 

@@ -89,9 +89,12 @@ uint32_t Graph::linkNewTasks(TaskId First, const TaskFieldBounds &Check) {
   // (tens of milliseconds at ten million tasks, read from memory a file's
   // mapping just brought in).
   const size_t NumLanes = Lanes.size();
+  TimeTotal Total;
   for (TaskId T = First, E = Tasks.size(); T != E; ++T) {
     const LaneId L = Tasks[T].Lane;
-    if (Checked ? !Check.valid(Tasks[T]) : L >= NumLanes) {
+    // Both are evaluated: the total must take every task.
+    const bool InTotal = !Checked || Total.add(Tasks[T]);
+    if (Checked ? !(Check.valid(Tasks[T]) && InTotal) : L >= NumLanes) {
       if (Lazy) {
         LaneHead = HeadBefore;
         LaneTail = TailBefore;

@@ -13,8 +13,10 @@
 
 #include "daydream/IR/TextFormat.h"
 
+#include "llvm/ADT/Optional.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <array>
 #include <cstring>
 
 using namespace dd;
@@ -41,6 +43,7 @@ struct Deferred {
 constexpr StringRef DeviceKeys[] = {"sms",  "memory", "fp32",
                                     "fp16", "bf16",   "bw"};
 constexpr StringRef RankKeys[] = {"world", "host", "copy-of"};
+constexpr StringRef CountKeys[] = {"tasks", "edges", "notes", "memory"};
 constexpr StringRef LaneKeys[] = {"native", "rank", "device", "order"};
 constexpr StringRef LayerKeys[] = {"parent"};
 constexpr StringRef IterationKeys[] = {"start", "measured", "rank"};
@@ -73,6 +76,8 @@ private:
   Error parseEdge();
   Error parseNote();
   Error parseMemory();
+  Error parseCounts();
+  Error checkCounts() const;
   Error resolveDeferred();
 
   Error readStrId(StrId &Out, const Twine &What) {
@@ -91,6 +96,11 @@ private:
   llvm::StringMap<uint32_t> TaskLabels, LaneLabels, LayerLabels;
   std::vector<Deferred> Pending;
   bool SeenProducer = false, SeenSource = false;
+  /// What a `counts` statement promised (tasks, edges, notes, memory
+  /// events), and where it was.
+  llvm::Optional<std::array<uint64_t, 4>> Promised;
+  Token CountsTok;
+  uint64_t NumEdges = 0, NumNotes = 0;
 };
 
 Error Parser::checkNoNul() const {
@@ -357,6 +367,7 @@ Error Parser::parseEdge() {
     return E;
   if (Error E = R.readEnum(D.Kind, parseEdgeKind, "an edge kind"))
     return E;
+  ++NumEdges;
   TaskId Src = lookupTask(D.Src), Dst = lookupTask(D.Dst);
   if (Src != NoId && Dst != NoId)
     G.addEdge(Src, Dst, D.Kind);
@@ -377,6 +388,7 @@ Error Parser::parseNote() {
     return E;
   // Always deferred, so that the notes of a task keep their file order
   // whether or not the task was defined when each was read.
+  ++NumNotes;
   Pending.push_back(D);
   return Error::success();
 }
@@ -455,9 +467,46 @@ Error Parser::parseStatement() {
     return parseMetaString(G.metadata().Producer, SeenProducer);
   if (K == "source")
     return parseMetaString(G.metadata().SourceFormat, SeenSource);
+  if (K == "counts")
+    return parseCounts();
   if (K == "ddir")
     return R.error(tok(), "duplicate 'ddir' header");
   return R.error(tok(), "unknown statement " + describeToken(tok()));
+}
+
+// The printer writes `counts` first, so a file cut short anywhere (at a line
+// end, where every statement before the cut still reads) is refused rather
+// than read as a smaller graph. Hand-written files may leave it out.
+Error Parser::parseCounts() {
+  if (Promised)
+    return R.error(tok(), "duplicate 'counts' statement");
+  CountsTok = tok();
+  R.advance();
+  std::array<uint64_t, 4> N = {0, 0, 0, 0};
+  KeySet Seen;
+  if (Error E = R.readKeyValues(CountKeys, Seen, [&](unsigned Key) -> Error {
+        return R.readInt(N[Key]);
+      }))
+    return E;
+  Promised = N;
+  return Error::success();
+}
+
+Error Parser::checkCounts() const {
+  if (!Promised)
+    return Error::success();
+  const std::array<uint64_t, 4> Found = {
+      TaskLabels.size(), NumEdges, NumNotes, G.memoryEvents().size()};
+  for (unsigned I = 0; I != 4; ++I)
+    if (Found[I] != (*Promised)[I])
+      return R.error(CountsTok,
+                     "'counts' promises " + Twine((*Promised)[I]) + " " +
+                         CountKeys[I] + " but the file holds " +
+                         Twine(Found[I]) +
+                         (Found[I] < (*Promised)[I]
+                              ? " (it is cut short)"
+                              : ""));
+  return Error::success();
 }
 
 llvm::Expected<Graph> Parser::run() {
@@ -475,6 +524,8 @@ llvm::Expected<Graph> Parser::run() {
     if (Error E = parseStatement())
       return E;
   }
+  if (Error E = checkCounts())
+    return E;
   if (Error E = resolveDeferred())
     return E;
   return std::move(G);

@@ -45,7 +45,8 @@ private:
   void printMetadata();
   void printLanesAndLayers();
   void printTask(TaskId Old, size_t NewId);
-  void printNotes();
+  std::vector<TaskNote> liveNotes() const;
+  void printNotes(llvm::ArrayRef<TaskNote> Notes);
   void printMemoryEvents();
 
   const Graph &G;
@@ -214,7 +215,7 @@ void Printer::printTask(TaskId Old, size_t NewId) {
   OS << '\n';
 }
 
-void Printer::printNotes() {
+std::vector<TaskNote> Printer::liveNotes() const {
   std::vector<TaskNote> Notes;
   for (const TaskNote &N : G.notes())
     if (N.Task < G.numTaskSlots() && G.isLive(N.Task))
@@ -223,6 +224,10 @@ void Printer::printNotes() {
   std::stable_sort(
       Notes.begin(), Notes.end(),
       [](const TaskNote &A, const TaskNote &B) { return A.Task < B.Task; });
+  return Notes;
+}
+
+void Printer::printNotes(llvm::ArrayRef<TaskNote> Notes) {
   for (const TaskNote &N : Notes) {
     OS << "note %" << N.Task << ' ';
     printString(str(N.Key));
@@ -250,15 +255,27 @@ void Printer::printMemoryEvents() {
 }
 
 void Printer::print() {
-  OS << "ddir 1\n";
+  std::vector<Edge> Edges = canonicalEdges(G, C);
+  std::vector<TaskNote> Notes = liveNotes();
+  // What follows, counted, so that a reader refuses a file cut short; a
+  // count of zero is left out, like every other default.
+  OS << "ddir 1\ncounts tasks=" << C.Order.size();
+  auto Count = [&](const char *Key, size_t N) {
+    if (N)
+      OS << ' ' << Key << '=' << N;
+  };
+  Count("edges", Edges.size());
+  Count("notes", Notes.size());
+  Count("memory", G.memoryEvents().size());
+  OS << '\n';
   printMetadata();
   printLanesAndLayers();
   for (size_t I = 0, E = C.Order.size(); I != E; ++I)
     printTask(C.Order[I], I);
-  for (const Edge &E : canonicalEdges(G, C))
+  for (const Edge &E : Edges)
     OS << "edge %" << E.Src << " -> %" << E.Dst << ' ' << toString(E.Kind)
        << '\n';
-  printNotes();
+  printNotes(Notes);
   printMemoryEvents();
 }
 

@@ -11,6 +11,7 @@
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/RankCopies.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Compiler.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -58,6 +59,10 @@ Error checkLanesAndLayers(const Graph &G) {
     if (It.MeasuredNs < -1)
       return fail("iteration '{0}': negative measured duration {1}",
                   G.str(It.Name), It.MeasuredNs);
+    if (It.MeasuredNs > MaxTaskNs || !validStartNs(It.StartNs))
+      return fail("iteration '{0}': start {1} or measured duration {2} ns is "
+                  "past the limits (+-2^61, 2^60)",
+                  G.str(It.Name), It.StartNs, It.MeasuredNs);
     if (It.Rank < -1)
       return fail("iteration '{0}': rank {1} (expected -1 or a rank)",
                   G.str(It.Name), It.Rank);
@@ -113,11 +118,25 @@ Error dd::describeBadTask(const Graph &G, TaskId T, const Task &Tk) {
   if (unsigned(Tk.Phase) >= NumPhases)
     return fail("task %{0} '{1}': unknown phase {2}", T, G.str(Tk.Name),
                 unsigned(Tk.Phase));
+  if (Tk.Flags & ~KnownTaskFlags)
+    return fail("task %{0} '{1}': unknown flags {2:x}", T, G.str(Tk.Name),
+                unsigned(Tk.Flags & ~KnownTaskFlags));
   if (Tk.DurationNs < 0)
     return fail("task %{0} '{1}': negative duration {2}", T, G.str(Tk.Name),
                 Tk.DurationNs);
-  assert(Tk.GapNs < 0 && "a valid task described as bad");
-  return fail("task %{0} '{1}': negative gap {2}", T, G.str(Tk.Name), Tk.GapNs);
+  if (Tk.GapNs < 0)
+    return fail("task %{0} '{1}': negative gap {2}", T, G.str(Tk.Name),
+                Tk.GapNs);
+  if (Tk.DurationNs > MaxTaskNs || Tk.GapNs > MaxTaskNs)
+    return fail("task %{0} '{1}': duration {2} or gap {3} ns is past the "
+                "limit of 2^60 ns",
+                T, G.str(Tk.Name), Tk.DurationNs, Tk.GapNs);
+  if (!validStartNs(Tk.StartNs))
+    return fail("task %{0} '{1}': start {2} ns is past the limit of +-2^61 ns",
+                T, G.str(Tk.Name), Tk.StartNs);
+  return fail("task %{0} '{1}': the durations and gaps of the tasks up to "
+              "this one add up to more than the limit of 2^61 ns",
+              T, G.str(Tk.Name));
 }
 
 namespace {
@@ -144,10 +163,12 @@ Error checkTasks(const Graph &G, Shape &Sh, bool AsRead) {
     First.assign(G.numLanes(), NoId);
     Last.assign(G.numLanes(), NoId);
   }
+  TimeTotal Total;
   for (TaskId T = 0, E = AsRead ? 0 : G.numTaskSlots(); T != E; ++T) {
     if (!AllLive && !G.isLive(T))
       continue;
-    if (LLVM_UNLIKELY(!Bounds.valid(Tasks[T])))
+    const bool InTotal = Total.add(Tasks[T]);
+    if (LLVM_UNLIKELY(!(Bounds.valid(Tasks[T]) && InTotal)))
       return describeBadTask(G, T, Tasks[T]);
     const LaneId L = Tasks[T].Lane;
     if (Derived) {
@@ -193,6 +214,49 @@ Error checkEdges(const Graph &G, bool &Forward) {
   return Error::success();
 }
 
+/// Ranks and devices: each declared once, a rank within its world, and a
+/// lane's or memory event's rank and device declared wherever the graph
+/// declares any (a single-rank, hand-written graph may declare none).
+Error checkMetadata(const Graph &G) {
+  const Metadata &M = G.metadata();
+  // Keyed wider than the ids: DenseMapInfo<int32_t> reserves INT32_MAX and
+  // INT32_MIN + 1 as its empty and tombstone keys.
+  llvm::SmallDenseSet<int64_t, 8> Ranks, Devices;
+  for (const RankInfo &R : M.Ranks) {
+    if (R.Rank < 0)
+      return fail("rank {0}: negative rank", R.Rank);
+    if (!Ranks.insert(R.Rank).second)
+      return fail("rank {0}: declared twice", R.Rank);
+    if (R.WorldSize < 0 || (R.WorldSize > 0 && R.Rank >= R.WorldSize))
+      return fail("rank {0}: not a rank of a world of {1}", R.Rank,
+                  R.WorldSize);
+  }
+  for (const Device &D : M.Devices) {
+    if (D.Index < 0)
+      return fail("device {0}: negative index", D.Index);
+    if (!Devices.insert(D.Index).second)
+      return fail("device {0}: declared twice", D.Index);
+  }
+  for (LaneId L = 0; L != G.numLanes(); ++L) {
+    const Lane &Ln = G.lane(L);
+    if (Ln.Rank < -1)
+      return fail("lane @{0}: rank {1} (expected -1 or a rank)", L, Ln.Rank);
+    if (Ln.Rank >= 0 && !Ranks.empty() && !Ranks.count(Ln.Rank))
+      return fail("lane @{0}: rank {1} is not declared", L, Ln.Rank);
+    if (Ln.Device < -1)
+      return fail("lane @{0}: device {1} (expected -1 or a device)", L,
+                  Ln.Device);
+    if (Ln.Device >= 0 && !Devices.empty() && !Devices.count(Ln.Device))
+      return fail("lane @{0}: device {1} is not declared", L, Ln.Device);
+  }
+  for (const auto &It : llvm::enumerate(G.memoryEvents()))
+    if (It.value().Device >= 0 && !Devices.empty() &&
+        !Devices.count(It.value().Device))
+      return fail("memory event {0} at {1}: device {2} is not declared",
+                  It.index(), It.value().TimeNs, It.value().Device);
+  return Error::success();
+}
+
 Error checkMemoryEvents(const Graph &G) {
   // Reported by position in the graph's list, which for a graph read from a
   // file is the position in the file.
@@ -205,6 +269,14 @@ Error checkMemoryEvents(const Graph &G) {
       return fail("memory event {0} at {1}: device {2} is neither a device "
                   "nor -1 (host)",
                   It.index(), E.TimeNs, E.Device);
+    if (E.Bytes == 0)
+      return fail("memory event {0} at {1}: zero bytes (neither an "
+                  "allocation nor a free)",
+                  It.index(), E.TimeNs);
+    if (!validStartNs(E.TimeNs))
+      return fail("memory event {0}: time {1} ns is past the limit of "
+                  "+-2^61 ns",
+                  It.index(), E.TimeNs);
     if (E.TotalAllocated < -1 || E.TotalReserved < -1)
       return fail("memory event {0} at {1}: negative running total "
                   "(allocated {2}, reserved {3})",
@@ -254,6 +326,8 @@ static Error verify(const Graph &G, bool AsRead) {
   if (Error E = checkTasks(G, Sh, AsRead))
     return E;
   if (Error E = checkEdges(G, ForwardEdges))
+    return E;
+  if (Error E = checkMetadata(G))
     return E;
   if (Error E = checkMemoryEvents(G))
     return E;

@@ -287,8 +287,12 @@ void CuptiModelBuilder::addMemory(const trace::MemoryRecord &R) {
       CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
   bool Free =
       bitsOf(R.memoryOperationType) == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
-  if ((!Alloc && !Free) || R.bytes > uint64_t(INT64_MAX)) {
+  if (!Alloc && !Free) {
     ++M.Stats.MissingFields;
+    return;
+  }
+  if (R.bytes == 0 || R.bytes > uint64_t(INT64_MAX)) {
+    ++M.Stats.InvalidFields;
     return;
   }
   PendingMemory P;

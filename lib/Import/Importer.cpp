@@ -61,7 +61,7 @@ llvm::Expected<ImportResult> dd::import::readTrace(llvm::StringRef Path,
     Start = Now;
     return S;
   };
-  auto In = loadInputFile(Path);
+  auto In = loadInputFile(Path, Opts.MaxInputBytes);
   if (!In)
     return In.takeError();
   if (In->Bytes.size() == 0)

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <unistd.h>
 #include <zlib.h>
 
 using namespace dd::import;
@@ -91,19 +92,35 @@ static size_t sizeHint(StringRef Compressed) {
   return ISize;
 }
 
-llvm::Error dd::import::gunzip(StringRef Compressed, PaddedBuffer &Out) {
+uint64_t dd::import::machineMemoryBytes() {
+  long Pages = sysconf(_SC_PHYS_PAGES), Page = sysconf(_SC_PAGE_SIZE);
+  if (Pages <= 0 || Page <= 0)
+    return UINT64_MAX;
+  return uint64_t(Pages) * uint64_t(Page);
+}
+
+llvm::Error dd::import::gunzip(StringRef Compressed, PaddedBuffer &Out,
+                               uint64_t MaxBytes) {
+  if (MaxBytes == 0)
+    MaxBytes = machineMemoryBytes();
   z_stream Z{};
   // 16 + MAX_WBITS: expect a gzip header and trailer, not raw zlib.
   if (inflateInit2(&Z, 16 + MAX_WBITS) != Z_OK)
     return makeError("cannot initialize zlib");
   auto Cleanup = llvm::make_scope_exit([&] { inflateEnd(&Z); });
-  Out.reserve(sizeHint(Compressed));
+  Out.reserve(std::min<uint64_t>(sizeHint(Compressed), MaxBytes));
   const auto *In = reinterpret_cast<const Bytef *>(Compressed.data());
   size_t InLeft = Compressed.size();
   size_t Done = 0;
   for (;;) {
-    if (Done == Out.capacity())
-      Out.reserve(Out.capacity() * 2 + 4096);
+    if (Done == Out.capacity()) {
+      if (Done >= MaxBytes)
+        return makeError("decompresses to more than " + llvm::Twine(MaxBytes) +
+                         " bytes (-max-input-size)");
+      // The size is set first: reserve() keeps only the bytes up to it.
+      Out.setSize(Done);
+      Out.reserve(std::min<uint64_t>(Out.capacity() * 2 + 4096, MaxBytes));
+    }
     // zlib counts in 32-bit uInt; feed huge inputs in slices.
     uInt InChunk = uInt(std::min<size_t>(InLeft, 1u << 30));
     uInt OutChunk = uInt(std::min<size_t>(Out.capacity() - Done, 1u << 30));
@@ -140,7 +157,8 @@ llvm::Error dd::import::gunzip(StringRef Compressed, PaddedBuffer &Out) {
 }
 
 Expected<InputFile> dd::import::makeInputFile(StringRef Name,
-                                              StringRef Stored) {
+                                              StringRef Stored,
+                                              uint64_t MaxBytes) {
   InputFile F;
   F.Name = Name.str();
   F.StoredSize = Stored.size();
@@ -149,12 +167,13 @@ Expected<InputFile> dd::import::makeInputFile(StringRef Name,
     return std::move(F);
   }
   F.WasGzip = true;
-  if (llvm::Error E = gunzip(Stored, F.Bytes))
+  if (llvm::Error E = gunzip(Stored, F.Bytes, MaxBytes))
     return makeError(Name + ": " + llvm::toString(std::move(E)));
   return std::move(F);
 }
 
-Expected<InputFile> dd::import::loadInputFile(StringRef Path) {
+Expected<InputFile> dd::import::loadInputFile(StringRef Path,
+                                              uint64_t MaxBytes) {
   std::string Name = Path == "-" ? "<stdin>" : Path.str();
   // Memory-mapped when large. A plain file whose last page leaves room for
   // the padding is parsed in place; otherwise the copy into a padded buffer
@@ -171,7 +190,7 @@ Expected<InputFile> dd::import::loadInputFile(StringRef Path) {
     F.Bytes = PaddedBuffer::mapped(std::move(Buf));
     return std::move(F);
   }
-  return makeInputFile(Name, Buf->getBuffer());
+  return makeInputFile(Name, Buf->getBuffer(), MaxBytes);
 }
 
 InputFormat dd::import::detectFormat(StringRef Bytes) {

@@ -462,6 +462,11 @@ void EventMapper::addMemory(const KinetoEvent &E) {
   MemoryRecord M;
   if (!cpuThread(E, M.Thread))
     return;
+  // Neither an allocation nor a free: the IR has no such event.
+  if (Args.MemBytesV == 0) {
+    ++Model.Stats.InvalidFields;
+    return;
+  }
   M.TimeNs = E.TsNs;
   M.Bytes = Args.MemBytesV;
   // A running total cannot be negative: such a value is garbage and counts

@@ -274,12 +274,21 @@ error_code KinetoWalker::readDistributedInfo(od::value &V) {
       });
   if (Err)
     return Err;
-  // Some traces have a rank and no world size; 0 says "not known".
+  // Some traces have a rank and no world size; 0 says "not known". A rank
+  // that is no rank (negative, past 32 bits) is dropped and a world size
+  // that is none is not known, each counted as an invalid field; a rank
+  // outside its world is the lowering's error (checkRanks()).
   Model.Meta.Ranks.clear();
+  if (HasRank && (Rank < 0 || Rank > INT32_MAX)) {
+    ++Model.Stats.InvalidFields;
+    HasRank = false;
+  }
+  if (HasRank && (WorldSize < 0 || WorldSize > INT32_MAX)) {
+    ++Model.Stats.InvalidFields;
+    WorldSize = 0;
+  }
   if (HasRank)
-    Model.Meta.Ranks.push_back(
-        RankInfo{int32_t(std::clamp<int64_t>(Rank, INT32_MIN, INT32_MAX)),
-                 int32_t(std::clamp<int64_t>(WorldSize, 0, INT32_MAX)), ""});
+    Model.Meta.Ranks.push_back(RankInfo{int32_t(Rank), int32_t(WorldSize), ""});
   return SUCCESS;
 }
 

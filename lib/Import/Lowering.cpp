@@ -12,8 +12,12 @@
 
 #include "LoweringContext.h"
 #include "daydream/IR/CanonicalOrder.h"
+#include "daydream/IR/TaskFieldBounds.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
 
 using namespace dd;
 using namespace dd::import;
@@ -82,34 +86,102 @@ llvm::Error lowering::commitEdges(Context &C) {
   }
 }
 
-/// Times the lowering accepts: about 146 years either side of the epoch.
-/// Beyond that a time is garbage, and the lowering's sums (an end plus a
-/// tolerance) could overflow.
-static constexpr int64_t MaxAbsTimeNs = int64_t(1) << 62;
-
-/// The first event whose times lie outside +-MaxAbsTimeNs, if any.
+/// The first event whose times lie outside what a graph may hold
+/// (TaskFieldBounds.h): a time more than 2^61 ns from the epoch, or a trace
+/// whose events span more than 2^60 ns, since every duration and gap the
+/// lowering forms is at most that span. Beyond those a time is garbage, and
+/// the lowering's sums (an end plus a tolerance) could overflow.
 static llvm::Error checkTimes(const TraceModel &M) {
-  auto Out = [](int64_t T) { return T > MaxAbsTimeNs || T < -MaxAbsTimeNs; };
+  auto Out = [](int64_t T) { return !validStartNs(T); };
   auto Fail = [](const char *What, int64_t T) {
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "%s at %lld ns: times beyond 2^62 ns from the epoch are not "
+        "%s at %lld ns: times beyond 2^61 ns from the epoch are not "
         "supported",
         What, static_cast<long long>(T));
   };
-  for (const CpuRange &R : M.Ranges)
+  int64_t First = INT64_MAX, Last = INT64_MIN;
+  auto Span = [&](int64_t A, int64_t B) {
+    First = std::min({First, A, B});
+    Last = std::max({Last, A, B});
+  };
+  for (const CpuRange &R : M.Ranges) {
     if (Out(R.StartNs) || Out(R.EndNs))
       return Fail("a CPU range", Out(R.StartNs) ? R.StartNs : R.EndNs);
-  for (const ApiCall &C : M.Calls)
+    Span(R.StartNs, R.EndNs);
+  }
+  for (const ApiCall &C : M.Calls) {
     if (Out(C.StartNs) || Out(C.EndNs))
       return Fail("an API call", Out(C.StartNs) ? C.StartNs : C.EndNs);
-  for (const GpuActivity &A : M.Activities)
+    Span(C.StartNs, C.EndNs);
+  }
+  for (const GpuActivity &A : M.Activities) {
     if (Out(A.StartNs) || Out(A.EndNs))
       return Fail("GPU work", Out(A.StartNs) ? A.StartNs : A.EndNs);
+    Span(A.StartNs, A.EndNs);
+  }
   for (const MemoryRecord &R : M.Memory)
     if (Out(R.TimeNs))
       return Fail("a memory event", R.TimeNs);
+  // Both ends are within +-2^61, so the difference fits.
+  if (First <= Last && Last - First > MaxTaskNs)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the trace's events span %lld ns (from %lld to %lld ns), past the "
+        "limit of 2^60 ns",
+        static_cast<long long>(Last - First), static_cast<long long>(First),
+        static_cast<long long>(Last));
   return llvm::Error::success();
+}
+
+/// The trace's rank must be one of its world (distributedInfo), as the
+/// graph's verifier requires.
+static llvm::Error checkRanks(const TraceModel &M) {
+  for (const RankInfo &R : M.Meta.Ranks)
+    if (R.WorldSize > 0 && R.Rank >= R.WorldSize)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "rank %d is outside its world of %d (distributedInfo)", R.Rank,
+          R.WorldSize);
+  return llvm::Error::success();
+}
+
+/// Whether the built tasks' durations and gaps add up to what a graph may
+/// hold (MaxTotalNs): each is within the trace's span, but many lanes of
+/// long tasks can still add up past it.
+static llvm::Error checkTotalTime(const Graph &G) {
+  TimeTotal Total;
+  for (TaskId T = 0, E = G.numTasks(); T != E; ++T)
+    if (!Total.add(G.task(T)))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "the trace's task durations and gaps add up to more than 2^61 ns "
+          "(at task %u of %u)",
+          unsigned(T), unsigned(E));
+  return llvm::Error::success();
+}
+
+/// Declares, without properties, each device that lanes or memory events
+/// name but the trace's metadata left out (a trace listing some of its GPUs),
+/// so that the graph states every device it uses (the verifier's rule).
+static void declareUsedDevices(Graph &G) {
+  std::vector<Device> &Devices = G.metadata().Devices;
+  if (Devices.empty())
+    return;
+  llvm::SmallDenseSet<int64_t, 8> Known;
+  for (const Device &D : Devices)
+    Known.insert(D.Index);
+  auto Declare = [&](int32_t Index) {
+    if (Index >= 0 && Known.insert(Index).second) {
+      Device D;
+      D.Index = Index;
+      Devices.push_back(D);
+    }
+  };
+  for (LaneId L = 0; L != G.numLanes(); ++L)
+    Declare(G.lane(L).Device);
+  for (const MemoryEvent &E : G.memoryEvents())
+    Declare(E.Device);
 }
 
 /// Correlation ids the lowering's hash maps reserve (DenseMap's empty and
@@ -151,6 +223,8 @@ llvm::Expected<Graph> dd::import::lowerTrace(TraceModel &&M,
         "no API calls, GPU activity or CPU operators to import");
   if (llvm::Error E = checkTimes(M))
     return std::move(E);
+  if (llvm::Error E = checkRanks(M))
+    return std::move(E);
   dropReservedCorrelations(M);
   Context C(M, Opts, Stats);
   indexEvents(C);
@@ -169,8 +243,11 @@ llvm::Expected<Graph> dd::import::lowerTrace(TraceModel &&M,
   splitSyncWaits(C);
   computeGaps(C);
   Graph &G = C.G;
+  if (llvm::Error E = checkTotalTime(G))
+    return std::move(E);
   G.metadata() = std::move(M.Meta);
   G.strings() = std::move(M.Strings);
+  declareUsedDevices(G);
   if (llvm::Error E = commitEdges(C))
     return std::move(E);
 

@@ -20,6 +20,17 @@ Error dd::optionError(const llvm::Twine &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
 }
 
+Error dd::checkDurationFactor(StringRef Key, double V, bool Positive) {
+  if (Positive ? V >= 1 / MaxDurationFactor && V <= MaxDurationFactor
+               : V >= 0 && V <= MaxDurationFactor)
+    return Error::success();
+  std::string Value;
+  llvm::raw_string_ostream(Value) << llvm::format("%g", V);
+  return optionError(Key + " must be in " +
+                     (Positive ? "[1e-6, 1e6]" : "[0, 1e6]") + ", not " +
+                     Value);
+}
+
 void PassOptionParser::add(StringRef Key, StringRef Desc, ParseFn Parse,
                            PrintFn Print) {
   Options.push_back(

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "daydream/IR/TaskFieldBounds.h"
 #include "daydream/Transforms/Primitives.h"
 #include "daydream/IR/Graph.h"
 
@@ -24,8 +25,7 @@ using namespace dd;
 void dd::scaleDurations(Graph &G, llvm::ArrayRef<TaskId> Tasks, double Factor) {
   for (TaskId T : Tasks) {
     Task &Tk = G.task(T);
-    Tk.DurationNs =
-        std::max<int64_t>(0, std::llround(double(Tk.DurationNs) * Factor));
+    Tk.DurationNs = roundNs(double(Tk.DurationNs) * Factor);
   }
 }
 

@@ -1,5 +1,6 @@
 //===- Roofline.cpp - How a kernel's time moves with the roofs ------------===//
 
+#include "daydream/IR/TaskFieldBounds.h"
 #include "daydream/Transforms/Roofline.h"
 
 #include <algorithm>
@@ -27,5 +28,5 @@ int64_t dd::scaleAboveFloor(int64_t DurationNs, double FloorNs,
   double D = double(std::max<int64_t>(0, DurationNs));
   double Latency = std::min(D, std::max(0.0, FloorNs));
   double New = Latency * FloorFactor + (D - Latency) * WorkFactor;
-  return int64_t(std::llround(std::max(0.0, New)));
+  return roundNs(New);
 }

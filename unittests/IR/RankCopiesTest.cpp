@@ -142,7 +142,7 @@ TEST(RankCopiesVerifierTest, CopyOfItself) {
 
 TEST(RankCopiesVerifierTest, CopyOfACopy) {
   std::string Text = std::string(SmallHead) + R"(
-rank 2 world=2 copy-of=1
+rank 2 world=3 copy-of=1
 lane @c2 cpu-thread "main" rank=2
 lane @g2 gpu-stream "s" rank=2 device=2
 iteration "step" start=0 rank=2
@@ -205,7 +205,7 @@ TEST(RankCopiesVerifierTest, IterationTimesMismatch) {
 
 TEST(RankCopiesVerifierTest, RepresentativeWithAnEdgeToAnotherRank) {
   std::string Text = std::string(SmallHead) + R"(
-rank 2 world=2
+rank 2 world=3
 lane @c2 cpu-thread "main" rank=2
 task %y cpu-op @c2 "y" start=0 dur=1
 edge %k -> %y data
@@ -215,7 +215,7 @@ edge %k -> %y data
             "rank 0 has copies, whose edges would be undefined");
   // The other way round too.
   std::string Into = std::string(SmallHead) + R"(
-rank 2 world=2
+rank 2 world=3
 lane @c2 cpu-thread "main" rank=2
 task %y cpu-op @c2 "y" start=0 dur=1
 edge %y -> %l data
@@ -236,8 +236,7 @@ edge %k -> %b comm
 
 TEST(RankCopiesVerifierTest, RankListedTwice) {
   std::string Text = std::string(SmallHead) + "rank 0 world=2\n";
-  EXPECT_EQ(verifyText(Text),
-            "rank 0 is listed twice in a job with rank copies");
+  EXPECT_EQ(verifyText(Text), "rank 0: declared twice");
 }
 
 //===--- Expansion
@@ -298,7 +297,7 @@ TEST(RankCopiesTest, ExpansionTooLargeToNumberFailsAndChangesNothing) {
   L.Name = G.intern("main");
   L.Rank = 0;
   LaneId Rep = G.addLane(L);
-  G.metadata().Ranks.push_back(RankInfo{0, 1 << 16, "", -1});
+  G.metadata().Ranks.push_back(RankInfo{0, (1 << 16) + 1, "", -1});
   Task T;
   T.Name = L.Name;
   T.Lane = Rep;
@@ -308,7 +307,7 @@ TEST(RankCopiesTest, ExpansionTooLargeToNumberFailsAndChangesNothing) {
   for (int32_t R = 1; R <= 1 << 16; ++R) {
     L.Rank = R;
     G.addLane(L);
-    G.metadata().Ranks.push_back(RankInfo{R, 1 << 16, "", 0});
+    G.metadata().Ranks.push_back(RankInfo{R, (1 << 16) + 1, "", 0});
   }
   ASSERT_EQ(verify(G), "ok");
   EXPECT_EQ(G.numTasks() + countCopiedWork(G).Tasks,

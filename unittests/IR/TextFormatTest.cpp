@@ -11,6 +11,7 @@
 
 #include "daydream/IR/TextFormat.h"
 #include "daydream/IR/BinaryFormat.h"
+#include "daydream/IR/TaskFieldBounds.h"
 #include "daydream/IR/Verifier.h"
 
 #include "GraphBuilder.h"
@@ -43,6 +44,12 @@ std::string writeBinary(const Graph &G) {
   llvm::Error E = writeBinaryGraph(G, OS);
   EXPECT_FALSE(static_cast<bool>(E)) << llvm::toString(std::move(E));
   return OS.str();
+}
+
+/// The verifier's error for \p G, or "" if it verifies.
+std::string verifyError(const Graph &G) {
+  llvm::Error E = verifyGraph(G);
+  return E ? llvm::toString(std::move(E)) : "";
 }
 
 /// The parse error of \p Text, or "<parsed>" if it parses.
@@ -87,6 +94,7 @@ memory time=500 bytes=8 total=-1 device=-1
 )";
 
 const char *const FullExpected = R"(ddir 1
+counts tasks=4 edges=2 notes=3 memory=3
 producer "dd-import 0.1"
 source "kineto"
 device 0 "Tesla V100-SXM2-32GB" sms=80 memory=34089730048 fp32=15.7 fp16=125 bw=900
@@ -118,7 +126,7 @@ memory time=500 bytes=8
 TEST(TextFormatTest, ParsesEveryStatementAndPrintsCanonically) {
   llvm::Expected<Graph> G = parseTextGraph(FullInput);
   ASSERT_TRUE(static_cast<bool>(G)) << llvm::toString(G.takeError());
-  EXPECT_FALSE(static_cast<bool>(verifyGraph(*G)));
+  EXPECT_EQ(verifyError(*G), "");
 
   // Ids follow definition order, whatever the labels say.
   ASSERT_EQ(G->numTaskSlots(), 4u);
@@ -165,7 +173,7 @@ Graph makeAwkwardGraph() {
   M.Producer = AllBytes;
   M.SourceFormat = "x";
   Device D;
-  D.Index = std::numeric_limits<int32_t>::min();
+  D.Index = std::numeric_limits<int32_t>::max();
   D.Name = AllBytes;
   D.SmCount = std::numeric_limits<int32_t>::max();
   D.MemoryBytes = std::numeric_limits<uint64_t>::max();
@@ -174,45 +182,48 @@ Graph makeAwkwardGraph() {
   D.PeakBf16Tflops = std::numeric_limits<double>::denorm_min();
   D.MemoryBandwidthGBps = std::numeric_limits<double>::infinity();
   M.Devices.push_back(D);
+  D.Index = 0;
   D.PeakFp32Tflops = std::numeric_limits<double>::max();
   D.PeakFp16Tflops = 1.0 / 3;
   D.PeakBf16Tflops = -1e-300;
   D.MemoryBandwidthGBps = -std::numeric_limits<double>::infinity();
   M.Devices.push_back(D);
-  M.Ranks.push_back(RankInfo{-3, 0, AllBytes});
+  M.Ranks.push_back(
+      RankInfo{std::numeric_limits<int32_t>::max(), 0, AllBytes});
 
   Lane Cpu;
   Cpu.Name = G.intern(AllBytes);
   Cpu.NativeId = std::numeric_limits<int64_t>::min();
+  Cpu.Rank = std::numeric_limits<int32_t>::max();
   LaneId L0 = G.addLane(Cpu);
   Lane Gpu;
   Gpu.Kind = LaneKind::GpuStream;
   Gpu.Name = G.intern("");
   Gpu.NativeId = std::numeric_limits<int64_t>::max();
-  Gpu.Rank = std::numeric_limits<int32_t>::min();
+  Gpu.Rank = -1;
   Gpu.Device = std::numeric_limits<int32_t>::max();
   Gpu.Order = LaneOrder::ByPriority;
   LaneId L1 = G.addLane(Gpu);
-  G.addLane(Lane{0, G.intern("unused"), 5, 6, LaneKind::CommChannel,
+  G.addLane(Lane{0, G.intern("unused"), -1, 0, LaneKind::CommChannel,
                  LaneOrder::InOrder});
 
   LayerId Root = G.addLayer(Layer{G.intern("root"), NoId});
   G.addLayer(Layer{G.intern("child"), Root});
   G.iterationsMut().push_back(
-      Iteration{std::numeric_limits<int64_t>::min(), 0, G.intern("it")});
+      Iteration{-MaxStartNs, 0, G.intern("it")});
 
   Task T;
   T.Name = G.intern("a");
   T.Lane = L0;
-  T.StartNs = std::numeric_limits<int64_t>::min();
-  T.DurationNs = std::numeric_limits<int64_t>::max();
+  T.StartNs = -MaxStartNs;
+  T.DurationNs = MaxTaskNs;
   TaskId A = G.addTask(T);
   T.Name = G.intern("before a");
   T.StartNs = -1;
   T.DurationNs = 0;
   T.Kind = TaskKind::Marker;
   T.Phase = Phase::Optimizer;
-  T.Flags = std::numeric_limits<uint16_t>::max();
+  T.Flags = KnownTaskFlags;
   T.Correlation = std::numeric_limits<uint32_t>::max();
   T.Layer = 1;
   TaskId B = G.insertTaskBefore(A, T);
@@ -220,7 +231,7 @@ Graph makeAwkwardGraph() {
   T.Name = G.intern("kernel");
   T.Lane = L1;
   T.Kind = TaskKind::Kernel;
-  T.GapNs = std::numeric_limits<int64_t>::max();
+  T.GapNs = MaxTaskNs;
   TaskId K = G.addTask(T);
   TaskAttrs Max;
   Max.Bytes = Max.Flops = std::numeric_limits<uint64_t>::max();
@@ -230,6 +241,7 @@ Graph makeAwkwardGraph() {
   Max.RegistersPerThread = std::numeric_limits<uint16_t>::max();
   Max.CopyKind = std::numeric_limits<uint8_t>::max();
   G.setAttrs(K, Max);
+  T.GapNs = 0; // the two limits already add up to the graph's
   T.Name = G.intern("dead");
   TaskId Dead = G.addTask(T);
   G.setAttrs(Dead, TaskAttrs());
@@ -252,11 +264,11 @@ Graph makeAwkwardGraph() {
 
 TEST(TextFormatTest, RoundTripsExtremesExactly) {
   Graph G = makeAwkwardGraph();
-  ASSERT_FALSE(static_cast<bool>(verifyGraph(G)));
+  ASSERT_EQ(verifyError(G), "");
   std::string First = printText(G);
   llvm::Expected<Graph> G2 = parseTextGraph(First);
   ASSERT_TRUE(static_cast<bool>(G2)) << llvm::toString(G2.takeError());
-  EXPECT_FALSE(static_cast<bool>(verifyGraph(*G2)));
+  EXPECT_EQ(verifyError(*G2), "");
   EXPECT_EQ(printText(*G2), First);
   EXPECT_EQ(writeBinary(*G2), writeBinary(G));
   EXPECT_EQ(G2->metadata().Devices[0].Name.size(), 256u);
@@ -276,6 +288,7 @@ TEST(TextFormatTest, PrinterOmitsDefaults) {
   test::addTask(G, L, "t", 0, 0);
   G.addMemoryEvent(MemoryEvent());
   EXPECT_EQ(printText(G), "ddir 1\n"
+                          "counts tasks=1 memory=1\n"
                           "device 0 \"\"\n"
                           "rank 0\n"
                           "lane @0 cpu-thread \"l\"\n"
@@ -290,17 +303,18 @@ TEST(TextFormatTest, MemoryEventsRoundTripExtremes) {
   LaneId L = test::addLane(G, "l");
   constexpr int64_t Min = std::numeric_limits<int64_t>::min();
   constexpr int64_t Max = std::numeric_limits<int64_t>::max();
-  G.addMemoryEvent(MemoryEvent{Max, Min, Max, Max,
+  G.addMemoryEvent(MemoryEvent{MaxStartNs, Min, Max, Max,
                                std::numeric_limits<uint64_t>::max(), L,
                                std::numeric_limits<int32_t>::max()});
-  G.addMemoryEvent(MemoryEvent{Min, Max, 0, 0, 1, NoId, 0});
-  ASSERT_FALSE(static_cast<bool>(verifyGraph(G)));
+  G.addMemoryEvent(MemoryEvent{-MaxStartNs, Max, 0, 0, 1, NoId, 0});
+  ASSERT_EQ(verifyError(G), "");
   std::string First = printText(G);
   EXPECT_EQ(First, "ddir 1\n"
+                   "counts tasks=0 memory=2\n"
                    "lane @0 cpu-thread \"l\"\n"
-                   "memory time=-9223372036854775808 bytes=9223372036854775807 "
+                   "memory time=-2305843009213693952 bytes=9223372036854775807 "
                    "total=0 reserved=0 addr=1 device=0\n"
-                   "memory time=9223372036854775807 bytes=-9223372036854775808 "
+                   "memory time=2305843009213693952 bytes=-9223372036854775808 "
                    "total=9223372036854775807 reserved=9223372036854775807 "
                    "addr=18446744073709551615 lane=@0 device=2147483647\n");
   llvm::Expected<Graph> G2 = parseTextGraph(First);
@@ -337,6 +351,22 @@ TEST(TextFormatTest, ErrorMessages) {
   EXPECT_EQ(parseError("ddir\n"),
             "1:5: expected a version number, found end of line");
   EXPECT_EQ(Err("ddir 1\n"), "3:1: duplicate 'ddir' header");
+  // A file cut short at a line end still parses up to the cut: the counts
+  // the printer writes first tell.
+  EXPECT_EQ(parseError("ddir 1\ncounts tasks=2 edges=1\n"
+                       "lane @0 cpu-thread \"t\"\n"
+                       "task %0 cpu-op @0 \"a\" start=0 dur=1\n"
+                       "task %1 cpu-op @0 \"b\" start=1 dur=1\n"),
+            "2:1: 'counts' promises 1 edges but the file holds 0 (it is cut "
+            "short)");
+  EXPECT_EQ(parseError("ddir 1\ncounts tasks=0\n"
+                       "lane @0 cpu-thread \"t\"\n"
+                       "task %0 cpu-op @0 \"a\" start=0 dur=1\n"),
+            "2:1: 'counts' promises 0 tasks but the file holds 1");
+  EXPECT_EQ(Err("counts tasks=0\ncounts tasks=0\n"),
+            "4:1: duplicate 'counts' statement");
+  EXPECT_EQ(Err("counts tasks=x\n"),
+            "3:14: expected an integer, found 'x'");
   EXPECT_EQ(Err("tsak %0\n"), "3:1: unknown statement 'tsak'");
   EXPECT_EQ(Err("%0 cpu-op\n"), "3:1: expected a statement, found '%0'");
   EXPECT_EQ(Err("task %0 kernal @0 \"k\" start=0 dur=1\n"),

@@ -74,7 +74,7 @@ TEST_F(VerifierTest, NegativeMeasuredIteration) {
 TEST_F(VerifierTest, MemoryEvents) {
   // Defaults (unknown totals, no lane, host) and extremes are fine.
   G.addMemoryEvent(MemoryEvent{5, 16, -1, -1, 0, NoId, -1});
-  G.addMemoryEvent(MemoryEvent{INT64_MIN, INT64_MIN, 0, 0, ~0ull, A, 7});
+  G.addMemoryEvent(MemoryEvent{-MaxStartNs, INT64_MIN, 0, 0, ~0ull, A, 7});
   EXPECT_EQ(verify(G), "ok");
   G.addMemoryEvent(MemoryEvent{6, 16, -1, -1, 0, NoId, -2});
   EXPECT_EQ(verify(G),

@@ -260,9 +260,10 @@ TEST(LoweringTest, EmptyModelIsAnError) {
             "no API calls, GPU activity or CPU operators to import");
 }
 
-TEST(LoweringTest, TimesBeyondTwoToTheSixtyTwoAreAnError) {
+TEST(LoweringTest, TimesBeyondTheGraphsLimitsAreAnError) {
   // Garbage times would overflow the lowering's sums (an end plus a
-  // tolerance); no real trace comes near 146 years from the epoch.
+  // tolerance) and the simulator's; no real trace comes near 73 years from
+  // the epoch, or spans 36 years.
   ModelBuilder B;
   B.call("cudaLaunchKernel", 0, 10, 1);
   B.work("k", 20, INT64_MAX, 1);
@@ -270,8 +271,18 @@ TEST(LoweringTest, TimesBeyondTwoToTheSixtyTwoAreAnError) {
   auto G = lowerTrace(std::move(B.M), {}, S);
   ASSERT_FALSE(bool(G));
   EXPECT_EQ(llvm::toString(G.takeError()),
-            "GPU work at 9223372036854775807 ns: times beyond 2^62 ns from "
+            "GPU work at 9223372036854775807 ns: times beyond 2^61 ns from "
             "the epoch are not supported");
+
+  ModelBuilder Wide;
+  Wide.call("cudaLaunchKernel", -(int64_t(1) << 60), 10, 1);
+  Wide.work("k", 20, int64_t(1) << 59, 1);
+  auto W = lowerTrace(std::move(Wide.M), {}, S);
+  ASSERT_FALSE(bool(W));
+  EXPECT_EQ(llvm::toString(W.takeError()),
+            "the trace's events span 1729382256910270464 ns (from "
+            "-1152921504606846976 to 576460752303423488 ns), past the limit "
+            "of 2^60 ns");
 }
 
 TEST(LoweringTest, ReservedCorrelationsMeanNone) {

@@ -77,7 +77,7 @@ TEST_F(PipelineTest, Errors) {
             "error: pass 'scale-tasks': option 'factor': expected a number, "
             "found 'fast'");
   EXPECT_EQ(roundTrip("scale-tasks{factor=-1}"),
-            "error: pass 'scale-tasks': factor must not be negative");
+            "error: pass 'scale-tasks': factor must be in [0, 1e6], not -1");
   EXPECT_EQ(roundTrip("scale-tasks{factor=1 factor=2}"),
             "error: pass 'scale-tasks': option 'factor' given twice");
   EXPECT_EQ(roundTrip("scale-tasks{factor=2"),

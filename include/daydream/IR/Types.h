@@ -93,6 +93,8 @@ enum TaskFlags : uint16_t {
   /// Made by a pass rather than recorded: its times are modelled.
   TF_Synthetic = 1u << 0,
 };
+/// Every bit TaskFlags defines; the verifier refuses others.
+constexpr uint16_t KnownTaskFlags = TF_Synthetic;
 
 /// Direction of a memcpy (TaskAttrs::CopyKind), as CUPTI numbers them.
 enum class CopyKind : uint8_t {

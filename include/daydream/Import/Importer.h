@@ -27,6 +27,9 @@ struct ImportOptions {
   /// In a job, store a rank the same as an earlier one as its copy
   /// (FoldRanks.h in lib/Import, IR/RankCopies.h).
   bool FoldIdenticalRanks = true;
+  /// The most bytes a gzipped input may decompress to (0: the machine's
+  /// memory), so that a decompression bomb ends in an error.
+  uint64_t MaxInputBytes = 0;
 };
 
 struct ImportResult {

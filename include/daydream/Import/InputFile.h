@@ -73,21 +73,32 @@ struct InputFile {
 };
 
 /// Reads \p Path ("-" for stdin) and gunzips it if it is gzip (by its magic
-/// bytes 1f 8b, whatever the file is called).
-llvm::Expected<InputFile> loadInputFile(llvm::StringRef Path);
+/// bytes 1f 8b, whatever the file is called). \p MaxBytes bounds what a
+/// gzip may decompress to (a decompression bomb); 0 means the machine's
+/// memory.
+llvm::Expected<InputFile> loadInputFile(llvm::StringRef Path,
+                                        uint64_t MaxBytes = 0);
 
 /// Makes an InputFile named \p Name from bytes already in memory (tests,
 /// fuzzers), gunzipping them if they are gzip.
 llvm::Expected<InputFile> makeInputFile(llvm::StringRef Name,
-                                        llvm::StringRef Stored);
+                                        llvm::StringRef Stored,
+                                        uint64_t MaxBytes = 0);
+
+/// The machine's physical memory, the default bound of a decompression.
+uint64_t machineMemoryBytes();
 
 /// True if \p Bytes start with the gzip magic.
 bool isGzip(llvm::StringRef Bytes);
 
-/// Decompresses one or more concatenated gzip members into \p Out.
-/// Errors say "truncated gzip stream" or "corrupt gzip stream: <zlib's
-/// reason>"; the caller prefixes the input's name.
-llvm::Error gunzip(llvm::StringRef Compressed, PaddedBuffer &Out);
+/// Decompresses one or more concatenated gzip members into \p Out, of any
+/// size (the trailer's size, modulo 4 GiB, is only a first guess), and
+/// ignores zero bytes after the last one as gzip -d does. Errors say
+/// "truncated gzip stream", "corrupt gzip stream: <zlib's reason>" or that
+/// the output passed \p MaxBytes (0: the machine's memory); the caller
+/// prefixes the input's name.
+llvm::Error gunzip(llvm::StringRef Compressed, PaddedBuffer &Out,
+                   uint64_t MaxBytes = 0);
 
 enum class InputFormat { KinetoJson, NsysSqlite, CuptiRecords, Unknown };
 

@@ -140,6 +140,8 @@ struct ImportStats {
   uint64_t SkippedPython = 0; ///< python_function events left out
   uint64_t SkippedOther = 0;  ///< events of categories not used
   uint64_t MissingFields = 0; ///< events lacking a required field
+  uint64_t InvalidFields = 0; ///< events whose field holds what cannot be
+                              ///< (a memory event of zero bytes)
   uint64_t Pieces = 0; ///< documents a piece-wise parse cut the trace into;
                        ///< 0 if parsed whole (KinetoOptions::PieceBytes)
   uint64_t TracerOverheadNs = 0; ///< CPU time the tracer itself took

@@ -66,6 +66,18 @@ void printOptionValue(llvm::raw_ostream &OS, llvm::StringRef V);
 /// name. For validate() functions and option parsers.
 llvm::Error optionError(const llvm::Twine &Msg);
 
+/// The most a pass option may multiply durations by, and the least positive
+/// amount it may divide them by (its inverse): a millionfold change is past
+/// any what-if of the recorded run, and a factor beyond it would wrap or
+/// saturate the nanosecond arithmetic (a duration is at most 2^60 ns).
+constexpr double MaxDurationFactor = 1e6;
+
+/// An error naming \p Key unless \p V is a factor a pass may multiply
+/// durations by: in [0, MaxDurationFactor], or (0, MaxDurationFactor] if
+/// \p Positive (a divisor; then it must also be at least its inverse).
+llvm::Error checkDurationFactor(llvm::StringRef Key, double V,
+                                bool Positive = false);
+
 /// Builds a type-erased pass from a pass value type constructible from its
 /// options struct: declares the options with \p Declare, parses \p Text into
 /// them, and remembers the canonical text for -print-pipeline-passes.
