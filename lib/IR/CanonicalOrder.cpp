@@ -108,9 +108,20 @@ std::vector<TaskId> cycleAmong(const Graph &G,
 }
 
 std::string describeCycle(const Graph &G, const std::vector<TaskId> &Cycle) {
-  std::string S = "dependency cycle: ";
-  for (TaskId C : Cycle)
-    S += describeTask(G, C) + " -> ";
+  // A long cycle is named by its first and last few tasks, so that the
+  // error stays one readable line (a 200,000-task cycle was 4 MB).
+  constexpr size_t Shown = 8;
+  std::string S =
+      "dependency cycle of " + std::to_string(Cycle.size()) + " tasks: ";
+  if (Cycle.size() <= 2 * Shown)
+    S = "dependency cycle: ";
+  for (size_t I = 0; I != Cycle.size(); ++I) {
+    if (Cycle.size() > 2 * Shown && I == Shown) {
+      S += "... -> ";
+      I = Cycle.size() - Shown;
+    }
+    S += describeTask(G, Cycle[I]) + " -> ";
+  }
   S += describeTask(G, Cycle.front());
   return S;
 }

@@ -142,8 +142,12 @@ void dd::printSimReportText(const Graph &G, const SimResult &R,
                         "measured", "predicted", "error");
     for (const IterationResult &I : R.Iterations) {
       auto Err = relativeError(I);
-      std::string ErrText =
-          Err ? llvm::formatv("{0:+f2}%", *Err * 100).str() : "-";
+      // printf's form: formatv has no sign flag ("{0:+f2}" asserts).
+      std::string ErrText = "-";
+      if (Err) {
+        ErrText.clear();
+        llvm::raw_string_ostream(ErrText) << llvm::format("%.2f%%", *Err * 100);
+      }
       OS << llvm::format("%-24s %14s %14s %9s\n", iterationLabel(I).c_str(),
                          Fmt(I.MeasuredNs).c_str(), Fmt(I.PredictedNs).c_str(),
                          ErrText.c_str());

@@ -88,4 +88,24 @@ TEST(CanonicalOrderTest, CycleThroughLaneOrderIsNamed) {
             "%0 'first'");
 }
 
+TEST(CanonicalOrderTest, LongCycleStaysOneShortLine) {
+  // 200,000 tasks on one lane and an edge from the last to the first: the
+  // message names the first and last eight, not all of them.
+  Graph G;
+  LaneId A = addLane(G, "a");
+  constexpr unsigned N = 200000;
+  for (unsigned I = 0; I != N; ++I)
+    addTask(G, A, "t", I, 1);
+  G.addEdge(N - 1, 0, EdgeKind::Data);
+  auto C = computeCanonicalOrder(G);
+  ASSERT_FALSE(bool(C));
+  std::string Msg = llvm::toString(C.takeError());
+  EXPECT_LT(Msg.size(), 400u);
+  EXPECT_TRUE(llvm::StringRef(Msg).startswith(
+      "dependency cycle of 200000 tasks: %0 't' -> %1 't' -> %2 't'"))
+      << Msg;
+  EXPECT_NE(Msg.find("%7 't' -> ... -> %199992 't'"), std::string::npos);
+  EXPECT_TRUE(llvm::StringRef(Msg).endswith("%199999 't' -> %0 't'")) << Msg;
+}
+
 } // namespace
