@@ -390,6 +390,10 @@ error_code KinetoWalker::walkTop(od::document &Doc, bool &HasEvents) {
 
 llvm::Error KinetoWalker::run() {
   StringRef Bytes = In.Bytes.str();
+  // A UTF-8 byte order mark (editors on Windows write one) is not JSON;
+  // offsets in errors still count from the file's first byte.
+  const size_t Bom = Bytes.startswith("\xEF\xBB\xBF") ? 3 : 0;
+  Bytes = Bytes.drop_front(Bom);
   if (Bytes.find_first_not_of(" \t\r\n") == StringRef::npos)
     return makeError(In.Name + ": empty trace");
   od::parser Parser;
@@ -401,7 +405,7 @@ llvm::Error KinetoWalker::run() {
     if (Err == simdjson::CAPACITY || Err == simdjson::MEMALLOC)
       return makeError(In.Name + ": cannot parse " + llvm::Twine(Bytes.size()) +
                        " bytes of JSON: " + simdjson::error_message(Err));
-    size_t Offset = locateError(Bytes, Err);
+    size_t Offset = Bom + locateError(Bytes, Err);
     return makeError(In.Name + ": malformed JSON at byte " +
                      llvm::Twine(Offset) + ": " + simdjson::error_message(Err));
   }
