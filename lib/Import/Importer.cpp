@@ -101,6 +101,9 @@ llvm::Expected<ImportResult> dd::import::readTrace(llvm::StringRef Path,
     return prefixed(In->Name, Model.takeError());
   R.ReadSeconds = Seconds();
   R.Read = Model->Stats;
+  for (std::string &W : Model->Warnings)
+    R.Warnings.push_back(std::move(W));
+  Model->Warnings.clear();
   R.Name = In->Name;
   Out = std::move(*Model);
   return std::move(R);

@@ -217,10 +217,22 @@ static bool hasWork(const TraceModel &M) {
 llvm::Expected<Graph> dd::import::lowerTrace(TraceModel &&M,
                                              const LoweringOptions &Opts,
                                              LoweringStats &Stats) {
-  if (!hasWork(M))
+  if (!hasWork(M)) {
+    // Say what was read instead, so that a trace whose every event was
+    // passed over tells why.
+    const ImportStats &S = M.Stats;
+    std::string Why;
+    if (S.Events)
+      Why = (llvm::Twine(" (") + llvm::Twine(S.Events) + " events read: " +
+             llvm::Twine(S.SkippedPython) + " python_function and " +
+             llvm::Twine(S.SkippedOther) + " of other kinds passed over, " +
+             llvm::Twine(S.MissingFields) + " lacking a required field, " +
+             llvm::Twine(S.InvalidFields) + " holding an invalid one)")
+                .str();
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "no API calls, GPU activity or CPU operators to import");
+        "no API calls, GPU activity or CPU operators to import" + Why);
+  }
   if (llvm::Error E = checkTimes(M))
     return std::move(E);
   if (llvm::Error E = checkRanks(M))

@@ -218,7 +218,8 @@ Error Reader::readNvtx() {
     Types[I] = *V;
   }
   return scan("NVTX_EVENTS",
-              {"start", "eventType", "?end", "?globalTid", "?text", "?textId"},
+              {"start", "eventType", "?end", "?globalTid", "?text:text",
+               "?textId"},
               [&](const Row &R) -> Error {
                 if (!llvm::is_contained(Types, R.i64(1))) {
                   ++M.Stats.SkippedOther;

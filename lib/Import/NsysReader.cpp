@@ -33,6 +33,13 @@ struct DbDeleter {
 Error Reader::sqliteError(int Rc) const {
   const char *Msg = sqlite3_errmsg(Db);
   switch (Rc & 0xFF) {
+  case SQLITE_INTERRUPT:
+    if (TimedOut)
+      return error(llvm::Twine("a query ran ") +
+                   llvm::Twine(uint64_t(MaxStepsWithoutRow) * ProgressPeriod) +
+                   " SQLite steps without returning a row; the file is "
+                   "damaged or hostile");
+    break;
   case SQLITE_NOTADB:
     return error("not an SQLite database");
   case SQLITE_CORRUPT:
@@ -60,6 +67,9 @@ Expected<Stmt> Reader::prepare(const llvm::Twine &Sql) {
 
 Error Reader::scan(StringRef Table, llvm::ArrayRef<StringRef> Columns,
                    llvm::function_ref<Error(const Row &)> F, bool Events) {
+  if (Views.count(Table))
+    return error(Table + " is a view, not a table (an nsys export has no "
+                         "views; a view runs a query the file defines)");
   if (!Tables.count(Table))
     return Error::success();
   auto Info = prepare("SELECT name FROM pragma_table_info('" + Table + "')");
@@ -67,16 +77,18 @@ Error Reader::scan(StringRef Table, llvm::ArrayRef<StringRef> Columns,
     return Info.takeError();
   llvm::StringSet<> Present;
   int Rc;
-  while ((Rc = sqlite3_step(Info->get())) == SQLITE_ROW)
+  while ((Rc = step(Info->get())) == SQLITE_ROW)
     Present.insert(Row(Info->get()).text(0));
   if (Rc != SQLITE_DONE)
     return sqliteError(Rc);
 
   std::string Sql = "SELECT ";
-  llvm::SmallVector<int, 16> Required;
+  llvm::SmallVector<int, 16> Required, Integers;
+  int Start = -1, End = -1;
   for (size_t I = 0; I < Columns.size(); ++I) {
     StringRef Name = Columns[I];
     bool Optional = Name.consume_front("?");
+    bool Text = Name.consume_back(":text");
     if (I)
       Sql += ", ";
     if (Present.count(Name))
@@ -87,22 +99,58 @@ Error Reader::scan(StringRef Table, llvm::ArrayRef<StringRef> Columns,
       return error("table " + Table + " has no column '" + Name + "'");
     if (!Optional)
       Required.push_back(int(I));
+    if (!Text)
+      Integers.push_back(int(I));
+    if (Name == "start")
+      Start = int(I);
+    else if (Name == "end")
+      End = int(I);
   }
   auto Query = prepare(Sql + " FROM \"" + Table + "\"");
   if (!Query)
     return Query.takeError();
   Row R(Query->get());
-  while ((Rc = sqlite3_step(Query->get())) == SQLITE_ROW) {
+  while ((Rc = step(Query->get())) == SQLITE_ROW) {
     if (Events)
       ++M.Stats.Events;
     if (llvm::any_of(Required, [&](int I) { return R.null(I); })) {
       M.Stats.MissingFields += Events;
       continue;
     }
+    // SQLite keeps what it cannot store as an integer in an INTEGER column
+    // as text or a fraction, which sqlite3_column_int64 would read as 0 or
+    // truncate; and an interval cannot end before it starts.
+    if (llvm::any_of(Integers, [&](int I) { return !R.integer(I); }) ||
+        (Start >= 0 && End >= 0 && !R.null(End) && R.i64(End) < R.i64(Start))) {
+      noteInvalid(Table, Events);
+      continue;
+    }
     if (Error E = F(R))
       return E;
   }
   return Rc == SQLITE_DONE ? Error::success() : sqliteError(Rc);
+}
+
+void Reader::noteInvalid(StringRef Table, bool Events) {
+  if (Events)
+    ++M.Stats.InvalidFields;
+  auto [It, New] = InvalidRows.try_emplace(Table, 0);
+  if (New)
+    InvalidTables.push_back(Table.str());
+  ++It->second;
+}
+
+int Reader::step(sqlite3_stmt *S) {
+  StepsWithoutRow = 0;
+  int Rc = sqlite3_step(S);
+  if ((Rc & 0xFF) == SQLITE_INTERRUPT && StepsWithoutRow > MaxStepsWithoutRow)
+    TimedOut = true;
+  return Rc;
+}
+
+int Reader::onProgress(void *Self) {
+  auto *R = static_cast<Reader *>(Self);
+  return ++R->StepsWithoutRow > MaxStepsWithoutRow;
 }
 
 Expected<StrId> Reader::name(int64_t Id) {
@@ -123,7 +171,7 @@ Expected<StrId> Reader::name(int64_t Id) {
   sqlite3_stmt *S = NameQuery.get();
   sqlite3_reset(S);
   sqlite3_bind_int64(S, 1, Id);
-  int Rc = sqlite3_step(S);
+  int Rc = step(S);
   StrId Result = NoId;
   if (Rc == SQLITE_ROW && sqlite3_column_type(S, 0) != SQLITE_NULL)
     Result = M.Strings.intern(Row(S).text(0));
@@ -139,7 +187,7 @@ Expected<int64_t> Reader::enumValue(StringRef Table, StringRef Name,
                                     int64_t Default) {
   int64_t Value = Default;
   Error E = scan(
-      Table, {"id", "name"},
+      Table, {"id", "name:text"},
       [&](const Row &R) {
         if (R.text(1) == Name)
           Value = R.i64(0);
@@ -154,7 +202,7 @@ Expected<int64_t> Reader::enumValue(StringRef Table, StringRef Name,
 Error Reader::readProducer() {
   std::string Product, Version;
   Error E = scan(
-      "EXPORT_META_DATA", {"name", "value"},
+      "EXPORT_META_DATA", {"name:text", "value:text"},
       [&](const Row &R) {
         if (R.text(0) == "EXPORT_PRODUCT_NAME")
           Product = R.text(1).str();
@@ -177,7 +225,7 @@ Error Reader::readDevices() {
   std::vector<Device> Gpus;
   if (Error E = scan(
           "TARGET_INFO_GPU",
-          {"id", "?cuDevice", "?name", "?smCount", "?totalMemory",
+          {"id", "?cuDevice", "?name:text", "?smCount", "?totalMemory",
            "?memoryBandwidth"},
           [&](const Row &R) {
             if (!ByGpuId.try_emplace(R.i64(0), Gpus.size()).second)
@@ -260,14 +308,25 @@ Expected<TraceModel> Reader::read() {
   sqlite3_db_config(Db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
   sqlite3_db_config(Db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
 
+  // No statement of a sound export runs long without a row; one that does
+  // walks a damaged or hostile file (a view's recursive query, a forged
+  // b-tree) and is stopped.
+  sqlite3_progress_handler(Db, ProgressPeriod, &Reader::onProgress, this);
+
   auto Master =
-      prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')");
+      prepare("SELECT name, type FROM sqlite_master WHERE type IN ('table', "
+              "'view')");
   if (!Master)
     return Master.takeError();
   int Rc;
   bool Cupti = false;
-  while ((Rc = sqlite3_step(Master->get())) == SQLITE_ROW) {
-    StringRef Name = Row(Master->get()).text(0);
+  while ((Rc = step(Master->get())) == SQLITE_ROW) {
+    Row R(Master->get());
+    StringRef Name = R.text(0);
+    if (R.text(1) == "view") {
+      Views.insert(Name);
+      continue;
+    }
     Cupti |= Name.startswith("CUPTI_ACTIVITY_KIND_");
     Tables.insert(Name);
   }
@@ -292,6 +351,14 @@ Expected<TraceModel> Reader::read() {
   if (Error E = readThreadNames())
     return std::move(E);
   NameQuery.reset();
+  for (const std::string &Table : InvalidTables)
+    M.Warnings.push_back((Path + ": " + Table + ": " +
+                          llvm::Twine(InvalidRows[Table]) +
+                          (InvalidRows[Table] == 1 ? " row" : " rows") +
+                          " skipped: a value of the wrong type (text or "
+                          "a fraction where nsys writes an integer) or an end "
+                          "before the start")
+                             .str());
   return std::move(M);
 }
 
@@ -323,17 +390,46 @@ static Error checkMagic(StringRef Path) {
   return Error::success();
 }
 
+/// An SQLite URI naming \p Path read-only and immutable; '%', '?' and '#'
+/// in the path are escaped, and a relative path stays relative.
+static std::string fileUri(StringRef Path) {
+  std::string Uri = "file:";
+  // "file:" followed by "//" would start an authority.
+  if (Path.startswith("//"))
+    Uri += "//localhost";
+  for (char C : Path) {
+    if (C == '%' || C == '?' || C == '#')
+      Uri += (C == '%' ? "%25" : C == '?' ? "%3F" : "%23");
+    else
+      Uri += C;
+  }
+  return Uri + "?immutable=1";
+}
+
 Expected<TraceModel> dd::import::readNsysTrace(StringRef Path) {
   if (Error E = checkMagic(Path))
     return std::move(E);
+  // Immutable: SQLite then takes no lock and never creates a -wal or -shm
+  // file beside the input, even for a WAL-mode database in a folder that
+  // is not the user's. The price is that a -wal file left beside it by a
+  // writer that did not finish is not read; the reader says so.
   sqlite3 *Raw = nullptr;
-  std::string PathZ = Path.str();
-  int Rc = sqlite3_open_v2(PathZ.c_str(), &Raw, SQLITE_OPEN_READONLY, nullptr);
+  std::string Uri = fileUri(Path);
+  int Rc = sqlite3_open_v2(Uri.c_str(), &Raw,
+                           SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
   std::unique_ptr<sqlite3, DbDeleter> Db(Raw);
   if (Rc != SQLITE_OK)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         Path + ": cannot open SQLite database: " +
             (Raw ? sqlite3_errmsg(Raw) : sqlite3_errstr(Rc)));
-  return Reader(Path, Db.get()).read();
+  Expected<TraceModel> M = Reader(Path, Db.get()).read();
+  uint64_t WalSize = 0;
+  if (M && !llvm::sys::fs::file_size(Path + "-wal", WalSize) && WalSize)
+    M->Warnings.push_back((Path + ": " + Path +
+                           "-wal holds changes not yet in the database; "
+                           "they are not read (open the database once with "
+                           "sqlite3 to fold them in)")
+                              .str());
+  return M;
 }

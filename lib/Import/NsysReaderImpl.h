@@ -37,6 +37,13 @@ public:
   bool null(int I) const { return sqlite3_column_type(S, I) == SQLITE_NULL; }
   int64_t i64(int I) const { return sqlite3_column_int64(S, I); }
   /// Valid until the next row; the caller interns what it keeps.
+  /// Whether column I holds an integer or NULL (SQLite keeps what an
+  /// INTEGER column cannot store as an integer as text, a fraction or a
+  /// blob).
+  bool integer(int I) const {
+    int T = sqlite3_column_type(S, I);
+    return T == SQLITE_INTEGER || T == SQLITE_NULL;
+  }
   llvm::StringRef text(int I) const {
     const unsigned char *P = sqlite3_column_text(S, I);
     return P ? llvm::StringRef(reinterpret_cast<const char *>(P),
@@ -76,11 +83,18 @@ private:
   }
   llvm::Error sqliteError(int Rc) const;
   llvm::Expected<Stmt> prepare(const llvm::Twine &Sql);
+  /// sqlite3_step, under the step budget onProgress() enforces.
+  int step(sqlite3_stmt *S);
+  static int onProgress(void *Self);
+  void noteInvalid(llvm::StringRef Table, bool Events);
   /// Runs F on each row of Table's Columns; a column spelled "?name" may be
   /// missing from the schema (it reads as NULL), and a row whose other
-  /// columns hold a NULL is skipped. A missing table reads as empty. Events
-  /// says whether rows count in Stats.Events and skipped ones in
-  /// Stats.MissingFields (metadata tables count in neither).
+  /// columns hold a NULL is skipped. Columns are integers unless spelled
+  /// "name:text"; a row holding anything else in one, or whose "end" is
+  /// before its "start", is skipped and counted per table for a warning. A
+  /// missing table reads as empty, a view is an error. Events says whether
+  /// rows count in Stats.Events and skipped ones in Stats.MissingFields or
+  /// Stats.InvalidFields (metadata tables count in neither).
   llvm::Error scan(llvm::StringRef Table,
                    llvm::ArrayRef<llvm::StringRef> Columns,
                    llvm::function_ref<llvm::Error(const Row &)> F,
@@ -112,7 +126,17 @@ private:
   llvm::StringRef Path;
   sqlite3 *Db;
   TraceModel M;
-  llvm::StringSet<> Tables;
+  llvm::StringSet<> Tables, Views;
+  /// Rows skipped for a wrong type or order, by table, in first-seen order.
+  llvm::StringMap<uint64_t> InvalidRows;
+  std::vector<std::string> InvalidTables;
+  /// The progress handler runs every ProgressPeriod virtual machine
+  /// instructions; a statement that runs MaxStepsWithoutRow periods
+  /// (about 10^9 instructions, seconds) without a row is interrupted.
+  static constexpr int ProgressPeriod = 1000;
+  static constexpr uint64_t MaxStepsWithoutRow = 1000000;
+  uint64_t StepsWithoutRow = 0;
+  bool TimedOut = false;
   llvm::DenseMap<int64_t, StrId> Names;
   llvm::DenseMap<StrId, ApiKind> ApiKinds;
   Stmt NameQuery;

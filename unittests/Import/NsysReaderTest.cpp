@@ -416,6 +416,92 @@ TEST_F(NsysReaderTest, RejectsTruncatedAndDamagedDatabases) {
   EXPECT_NE(readError(Garbage), "ok");
 }
 
+TEST_F(NsysReaderTest, WrongTypesAndReversedIntervalsAreSkipped) {
+  // SQLite keeps 'abc' and 1.5 as they are in an INTEGER column: read as
+  // integers they would be 0 and 1. Each bad row is skipped and counted.
+  TraceModel M =
+      read("INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000');"
+           "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES"
+           " (100, 200, 0, $MAIN, 7, 1, 0, NULL),"
+           " ('abc', 200, 0, $MAIN, 8, 1, 0, NULL),"     // text start
+           " (100, 200.5, 0, $MAIN, 9, 1, 0, NULL),"     // fractional end
+           " (100, 200, 0, $MAIN, x'00ff', 1, 0, NULL)," // blob correlation
+           " (300, 250, 0, $MAIN, 10, 1, 0, NULL);" // ends before it starts
+           "INSERT INTO NVTX_EVENTS VALUES"
+           " (10, 5, 59, NULL, NULL, NULL, 'step', $MAIN, NULL, NULL, NULL),"
+           " (10, 20, 59, NULL, NULL, NULL, 12345, $MAIN, NULL, NULL, NULL);");
+  ASSERT_EQ(M.Calls.size(), 1u);
+  EXPECT_EQ(M.Calls[0].Correlation, 7u);
+  EXPECT_EQ(M.Stats.InvalidFields, 5u);
+  EXPECT_EQ(M.Stats.Events, 7u);
+  // A number where NVTX text is expected is text enough.
+  ASSERT_EQ(M.Ranges.size(), 1u);
+  EXPECT_EQ(M.Strings.get(M.Ranges[0].Name), "12345");
+  // Tables are read NVTX first.
+  ASSERT_EQ(M.Warnings.size(), 2u);
+  EXPECT_NE(M.Warnings[0].find(": NVTX_EVENTS: 1 row skipped"),
+            std::string::npos)
+      << M.Warnings[0];
+  EXPECT_NE(M.Warnings[1].find(": CUPTI_ACTIVITY_KIND_RUNTIME: 4 rows "
+                               "skipped: a value of the wrong type"),
+            std::string::npos)
+      << M.Warnings[1];
+}
+
+TEST_F(NsysReaderTest, RefusesViews) {
+  // A view runs a query the file defines: this one would never end.
+  std::string P =
+      makeDb("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+             "CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS WITH RECURSIVE N(I) AS"
+             " (SELECT 1 UNION ALL SELECT I + 1 FROM N) SELECT I AS start,"
+             " I + 1 AS end, 0 AS deviceId, 7 AS streamId FROM N;");
+  EXPECT_EQ(readError(P), P + ": CUPTI_ACTIVITY_KIND_KERNEL is a view, not a "
+                              "table (an nsys export has no views; a view "
+                              "runs a query the file defines)");
+}
+
+TEST_F(NsysReaderTest, WalModeDatabaseLeavesNothingBeside) {
+  std::string P = makeDb(std::string(Schema) +
+                             "INSERT INTO StringIds VALUES (1, 'cudaFree');"
+                             "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES"
+                             " (1, 2, 0, $MAIN, 7, 1, 0, NULL);",
+                         "wal?#%.sqlite");
+  sqlite3 *Db = nullptr;
+  ASSERT_EQ(sqlite3_open(P.c_str(), &Db), SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(Db, "PRAGMA journal_mode=WAL;", nullptr, nullptr, nullptr),
+      SQLITE_OK);
+  sqlite3_close(Db);
+  ASSERT_FALSE(llvm::sys::fs::exists(P + "-wal"));
+
+  // The folder is read-only, as a shared trace folder would be: nothing can
+  // be created beside the file, and nothing needs to be.
+  ASSERT_FALSE(llvm::sys::fs::setPermissions(
+      Dir, llvm::sys::fs::owner_read | llvm::sys::fs::owner_exe));
+  auto M = readNsysTrace(P);
+  ASSERT_FALSE(llvm::sys::fs::setPermissions(Dir, llvm::sys::fs::owner_all));
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(M->Calls.size(), 1u);
+  EXPECT_TRUE(M->Warnings.empty());
+  EXPECT_FALSE(llvm::sys::fs::exists(P + "-wal"));
+  EXPECT_FALSE(llvm::sys::fs::exists(P + "-shm"));
+}
+
+TEST_F(NsysReaderTest, WarnsOfAnUnfoldedWriteAheadLog) {
+  std::string P = makeDb(std::string(Schema) +
+                         "INSERT INTO StringIds VALUES (1, 'cudaFree');"
+                         "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES"
+                         " (1, 2, 0, $MAIN, 7, 1, 0, NULL);");
+  makeFile("not empty", "t.db-wal");
+  auto M = readNsysTrace(P);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  ASSERT_EQ(M->Warnings.size(), 1u);
+  EXPECT_EQ(M->Warnings[0], P + ": " + P +
+                                "-wal holds changes not yet in the database; "
+                                "they are not read (open the database once "
+                                "with sqlite3 to fold them in)");
+}
+
 /// The real export in ../shared/traces (never copied into the project):
 /// an MPI+CUDA SAXPY on an A100, recorded by nsys 2022.2.
 TEST(NsysReaderRealTrace, SaxpyA100) {

@@ -160,6 +160,9 @@ struct TraceModel {
   std::vector<SyncRecord> Syncs;
   std::vector<MemoryRecord> Memory;
   ImportStats Stats;
+  /// What the front-end passed over and why, one line each, already naming
+  /// the file (the importer prints them as warnings).
+  std::vector<std::string> Warnings;
 
   /// Index of thread (Pid, Tid), adding it if new. O(1) amortized.
   uint32_t thread(int64_t Pid, int64_t Tid);
