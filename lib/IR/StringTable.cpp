@@ -6,6 +6,8 @@
 
 #include "daydream/IR/StringTable.h"
 
+#include "llvm/Support/JSON.h"
+
 #include <cstring>
 
 using namespace dd;
@@ -14,6 +16,10 @@ StringTable::StringTable()
     : Alloc(std::make_unique<llvm::BumpPtrAllocator>()) {}
 
 StringTable::~StringTable() = default;
+
+std::string dd::repairedUtf8(llvm::StringRef S) {
+  return llvm::json::isUTF8(S) ? S.str() : llvm::json::fixUTF8(S);
+}
 
 StrId StringTable::intern(llvm::StringRef S) {
   if (!IndexValid) {
@@ -28,6 +34,17 @@ StrId StringTable::intern(llvm::StringRef S) {
   auto It = Index.find(S);
   if (It != Index.end())
     return It->second;
+  // Checked only for a string not seen before, so a trace's repeated names
+  // cost one lookup each.
+  std::string Fixed;
+  if (LLVM_UNLIKELY(!llvm::json::isUTF8(S))) {
+    Fixed = llvm::json::fixUTF8(S);
+    ++NumRepaired;
+    S = Fixed;
+    It = Index.find(S);
+    if (It != Index.end())
+      return It->second;
+  }
   char *Copy = static_cast<char *>(Alloc->Allocate(S.size() + 1, 1));
   if (!S.empty())
     std::memcpy(Copy, S.data(), S.size());

@@ -12,6 +12,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/JSON.h"
 
 #include <cstdlib>
 
@@ -209,8 +210,16 @@ Token TextLexer::lexString() {
     return makeError(Esc, "invalid escape sequence in string");
   }
   ++Cur; // the closing quote
+  StringRef Value =
+      Escaped ? StringRef(Scratch) : StringRef(Start, Cur - 1 - Start);
+  // Graph strings are UTF-8 (StringTable::intern()), here refused rather
+  // than repaired, since a hand-written file should say what it means.
+  size_t Bad = 0;
+  if (!llvm::json::isUTF8(Value, &Bad))
+    return makeError(Escaped ? Begin : Start + Bad,
+                     "string is not valid UTF-8");
   Token T = make(TokKind::String, Begin, Cur);
-  T.Value = Escaped ? StringRef(Scratch) : StringRef(Start, Cur - 1 - Start);
+  T.Value = Value;
   return T;
 }
 

@@ -11,10 +11,13 @@
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/RankCopies.h"
 
+#include "TextLexer.h"
+
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Compiler.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 #include <cassert>
 #include <vector>
@@ -67,6 +70,39 @@ Error checkLanesAndLayers(const Graph &G) {
       return fail("iteration '{0}': rank {1} (expected -1 or a rank)",
                   G.str(It.Name), It.Rank);
   }
+  return Error::success();
+}
+
+/// Every string is UTF-8: the text form, the timeline's JSON and the plot's
+/// SVG are UTF-8 documents, and a name that is not would make them
+/// ill-formed. The importers repair what a trace gives them
+/// (llvm::json::fixUTF8), so only a hand-made or damaged graph fails here.
+Error checkStrings(const Graph &G) {
+  const StringTable &Strings = G.strings();
+  for (StrId S = 0, N = Strings.size(); S != N; ++S) {
+    size_t At = 0;
+    if (LLVM_UNLIKELY(!llvm::json::isUTF8(Strings.get(S), &At)))
+      return fail("string #{0} {1} is not valid UTF-8 (at byte {2})", S,
+                  quoteForMessage(Strings.get(S)), At);
+  }
+  auto Check = [](const char *What, llvm::StringRef V) -> Error {
+    size_t At = 0;
+    if (llvm::json::isUTF8(V, &At))
+      return Error::success();
+    return fail("{0} {1} is not valid UTF-8 (at byte {2})", What,
+                quoteForMessage(V), At);
+  };
+  const Metadata &M = G.metadata();
+  if (Error E = Check("producer", M.Producer))
+    return E;
+  if (Error E = Check("source", M.SourceFormat))
+    return E;
+  for (const Device &D : M.Devices)
+    if (Error E = Check("device name", D.Name))
+      return E;
+  for (const RankInfo &R : M.Ranks)
+    if (Error E = Check("host", R.Host))
+      return E;
   return Error::success();
 }
 
@@ -321,6 +357,8 @@ Error checkLaneLists(const Graph &G) {
 static Error verify(const Graph &G, bool AsRead) {
   Shape Sh;
   bool ForwardEdges = false;
+  if (Error E = checkStrings(G))
+    return E;
   if (Error E = checkLanesAndLayers(G))
     return E;
   if (Error E = checkTasks(G, Sh, AsRead))

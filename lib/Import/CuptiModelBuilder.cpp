@@ -260,7 +260,7 @@ void CuptiModelBuilder::addMarker(const MarkerRecord &R) {
 void CuptiModelBuilder::addDevice(const DeviceRecord &R) {
   Device D;
   D.Index = deviceId(R.id);
-  D.Name = R.name ? R.name : "";
+  D.Name = repairedUtf8(R.name ? R.name : "");
   D.SmCount = int32_t(clamp32(R.numMultiprocessors));
   D.MemoryBytes = R.globalMemorySize;
   // CUPTI gives kB/s.

@@ -17,6 +17,7 @@
 #include "MergeRanks.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -114,11 +115,32 @@ llvm::Error assignRanks(std::vector<ReadRank> &Traces) {
   return llvm::Error::success();
 }
 
+/// Refuses a file given twice, under one name or through a link: without
+/// recorded ranks it would become two ranks of one job, and with them, the
+/// same rank twice.
+llvm::Error checkDistinctFiles(llvm::ArrayRef<std::string> Paths) {
+  std::map<llvm::sys::fs::UniqueID, size_t> Seen;
+  for (size_t I = 0; I != Paths.size(); ++I) {
+    llvm::sys::fs::UniqueID ID;
+    if (llvm::sys::fs::getUniqueID(Paths[I], ID))
+      continue; // reading it says why
+    auto [It, New] = Seen.try_emplace(ID, I);
+    if (!New)
+      return jobError(llvm::formatv(
+          "{0} and {1} are the same file (give each rank's trace once)",
+          Paths[It->second], Paths[I]));
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 llvm::Expected<JobImportResult>
 dd::import::importJob(llvm::ArrayRef<std::string> Paths,
                       const ImportOptions &Opts, ProgressFn Progress) {
+  if (Paths.size() > 1)
+    if (llvm::Error E = checkDistinctFiles(Paths))
+      return std::move(E);
   std::vector<RankTrace> Traces(Paths.size());
   for (size_t I = 0; I != Paths.size(); ++I) {
     // Whole files count as equal shares of the job.

@@ -8,6 +8,7 @@
 
 #include "daydream/Import/Importer.h"
 #include "daydream/Import/CuptiRecordReader.h"
+#include "daydream/Import/ImportJob.h"
 #include "daydream/Import/InputFile.h"
 #include "daydream/Import/NsysReader.h"
 
@@ -104,9 +105,44 @@ llvm::Expected<ImportResult> dd::import::readTrace(llvm::StringRef Path,
   for (std::string &W : Model->Warnings)
     R.Warnings.push_back(std::move(W));
   Model->Warnings.clear();
+  if (size_t Bad = Model->Strings.numRepaired())
+    R.Warnings.push_back((In->Name + ": " + llvm::Twine(Bad) +
+                          " name(s) not valid UTF-8, their bad bytes read "
+                          "as U+FFFD")
+                             .str());
   R.Name = In->Name;
   Out = std::move(*Model);
   return std::move(R);
+}
+
+/// A trace of one rank has no other ranks to check its process groups
+/// against, but a members list ("Process Group Ranks") that does not parse
+/// is warned of (a job's importer refuses it, MatchCollectives.h): the
+/// passes then know the group's size at most, not its members.
+static void warnOfMalformedGroups(ImportResult &R) {
+  const Graph &G = R.G;
+  size_t Bad = 0;
+  std::string First;
+  for (const TaskNote &N : G.notes()) {
+    if (N.Task >= G.numTaskSlots() || !G.isLive(N.Task) ||
+        G.task(N.Task).Kind != TaskKind::Collective ||
+        G.str(N.Key) != "group-ranks")
+      continue;
+    auto Parsed = parseGroupRanks(G.str(N.Value));
+    if (Parsed)
+      continue;
+    std::string Why = llvm::toString(Parsed.takeError());
+    if (Bad++ == 0)
+      First = "collective kernel '" + G.str(G.task(N.Task).Name).str() +
+              "': " + Why;
+  }
+  if (Bad)
+    R.Warnings.push_back((R.Name + ": " + llvm::Twine(Bad) +
+                          " collective kernel(s) list process group members "
+                          "that do not parse, so the passes do not know "
+                          "which ranks they join (first: " +
+                          First + ")")
+                             .str());
 }
 
 llvm::Error dd::import::lowerInto(ImportResult &R, TraceModel &&Model,
@@ -146,5 +182,6 @@ llvm::Expected<ImportResult> dd::import::importTrace(llvm::StringRef Path,
     return R.takeError();
   if (llvm::Error E = lowerInto(*R, std::move(Model), Opts.Lowering))
     return std::move(E);
+  warnOfMalformedGroups(*R);
   return R;
 }

@@ -205,9 +205,9 @@ Error Reader::readProducer() {
       "EXPORT_META_DATA", {"name:text", "value:text"},
       [&](const Row &R) {
         if (R.text(0) == "EXPORT_PRODUCT_NAME")
-          Product = R.text(1).str();
+          Product = repairedUtf8(R.text(1));
         else if (R.text(0) == "EXPORT_PRODUCT_VERSION")
-          Version = R.text(1).str();
+          Version = repairedUtf8(R.text(1));
         return Error::success();
       },
       /*Events=*/false);
@@ -232,7 +232,7 @@ Error Reader::readDevices() {
               return Error::success();
             Device D;
             D.Index = clampTo<int32_t>(R.null(1) ? R.i64(0) : R.i64(1));
-            D.Name = R.text(2).str();
+            D.Name = repairedUtf8(R.text(2));
             D.SmCount = clampTo<int32_t>(R.i64(3));
             D.MemoryBytes = clampTo<uint64_t>(R.i64(4));
             D.MemoryBandwidthGBps = double(clampTo<uint64_t>(R.i64(5))) / 1e9;

@@ -19,6 +19,32 @@ using namespace dd;
 
 namespace {
 
+/// \p S as XML character data: markup characters escaped, and control
+/// characters, which XML 1.0 cannot hold even as references, shown as
+/// U+FFFD, so that a kernel name holding one still gives a well-formed SVG.
+/// (Graph strings are UTF-8; the verifier has checked that.)
+void printXmlText(llvm::StringRef S, llvm::raw_ostream &OS) {
+  size_t Run = 0;
+  for (size_t I = 0, E = S.size(); I != E; ++I) {
+    if (static_cast<unsigned char>(S[I]) >= 0x20)
+      continue;
+    llvm::printHTMLEscaped(S.slice(Run, I), OS);
+    OS << "\xEF\xBF\xBD";
+    Run = I + 1;
+  }
+  llvm::printHTMLEscaped(S.drop_front(Run), OS);
+}
+
+/// The first \p N bytes of \p S, shortened so as not to split a UTF-8
+/// character (whose later bytes are 10xxxxxx).
+llvm::StringRef takeUtf8Prefix(llvm::StringRef S, size_t N) {
+  if (N >= S.size())
+    return S;
+  while (N > 0 && (static_cast<unsigned char>(S[N]) & 0xC0) == 0x80)
+    --N;
+  return S.take_front(N);
+}
+
 const char *const ClassNames[NumGpuActivityClasses] = {
     "backward", "forward", "optimizer", "other GPU work", "communication",
     "idle"};
@@ -73,7 +99,7 @@ private:
   void text(llvm::raw_ostream &OS, int X, int Y, llvm::StringRef S,
             const char *Extra = "") {
     OS << "<text x=\"" << X << "\" y=\"" << Y << "\"" << Extra << ">";
-    llvm::printHTMLEscaped(S, OS);
+    printXmlText(S, OS);
     OS << "</text>\n";
   }
   void rect(llvm::raw_ostream &OS, double X, int Y, double W, int H,
@@ -149,7 +175,7 @@ void SvgPlot::kernels(llvm::raw_ostream &OS, int &Y) {
     // Demangled CUDA names start with their return type.
     llvm::StringRef Shown = llvm::StringRef(Name);
     Shown.consume_front("void ");
-    llvm::StringRef Short = Shown.take_front(27);
+    llvm::StringRef Short = takeUtf8Prefix(Shown, 27);
     text(OS, 20, Y + 15,
          Short.size() < Shown.size() ? (Short + "...").str() : Short.str(),
          " font-size=\"11\"");

@@ -152,6 +152,19 @@ TEST(GraphTest, InternDeduplicatesAfterBulkLoad) {
   EXPECT_EQ(G.str(C), "new");
 }
 
+TEST(GraphTest, InternRepairsInvalidUtf8) {
+  Graph G;
+  StrId Good = G.intern("caf\xc3\xa9");
+  EXPECT_EQ(G.strings().numRepaired(), 0u);
+  StrId Bad = G.intern("caf\xe9");
+  EXPECT_EQ(G.str(Bad), "caf\xef\xbf\xbd"); // U+FFFD for the lone byte
+  EXPECT_EQ(G.strings().numRepaired(), 1u);
+  // Another spelling of the same damage finds the repaired string.
+  EXPECT_EQ(G.intern("caf\xff"), Bad);
+  EXPECT_EQ(G.intern("caf\xef\xbf\xbd"), Bad);
+  EXPECT_NE(Good, Bad);
+}
+
 TEST(GraphTest, AttrsAndNotes) {
   Graph G;
   LaneId A = addLane(G, "a");

@@ -35,6 +35,12 @@ TEST_F(VerifierTest, NameOutOfRange) {
   EXPECT_EQ(verify(G), "task %0: name 99 out of range (3 strings)");
 }
 
+TEST_F(VerifierTest, StringNotUtf8) {
+  // appendUnowned() is how the binary reader loads strings: unrepaired.
+  G.strings().appendUnowned("ok\xc3(");
+  EXPECT_EQ(verify(G), "string #3 'ok\\xC3(' is not valid UTF-8 (at byte 2)");
+}
+
 TEST_F(VerifierTest, LayerOutOfRange) {
   G.task(T0).Layer = 3;
   EXPECT_EQ(verify(G), "task %0 'x': layer 3 out of range (0 layers)");

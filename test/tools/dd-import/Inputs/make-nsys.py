@@ -18,6 +18,7 @@ p.add_argument("--bad-types", action="store_true")
 p.add_argument("--reversed", action="store_true")
 p.add_argument("--view", action="store_true")
 p.add_argument("--wal", action="store_true")
+p.add_argument("--bad-utf8", action="store_true")
 a = p.parse_args()
 
 db = sqlite3.connect(a.out)
@@ -43,6 +44,9 @@ CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,
 db.executemany("INSERT INTO StringIds VALUES (?, ?)",
                [(1, "cudaLaunchKernel_v7000"), (2, "gemm_kernel"),
                 (3, "cudaDeviceSynchronize_v3020")])
+if a.bad_utf8:  # 'gemm' and a byte no UTF-8 string holds
+    db.execute("UPDATE StringIds SET value = CAST(x'67656d6dff' AS TEXT) "
+               "WHERE id = 2")
 tid = (1 << 48) | (4242 << 24) | 4242
 t = 1000
 for i in range(a.kernels):
