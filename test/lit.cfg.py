@@ -8,6 +8,7 @@
 #   cupti          dd-trace and its CUPTI record reader were built (the CUDA
 #                  Toolkit was found); no GPU is needed
 #   cuda-driver    a CUDA driver (libcuda.so.1) loads here, so CUPTI can trace
+#   sanitize       the tools were built with ASan and UBSan (check-sanitize)
 import os
 import shutil
 import sys
@@ -41,6 +42,11 @@ if os.path.isdir(config.shared_traces_dir):
     config.substitutions.append(("%shared_traces", config.shared_traces_dir))
 if config.fuzzers_built:
     config.available_features.add("fuzzer")
+if config.sanitized:
+    config.available_features.add("sanitize")
+    # Any report ends the tool with a stack, which fails its test.
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
 if config.cupti_built:
     config.available_features.add("cupti")
     config.substitutions.append(("%cupti_library", config.cupti_library))

@@ -257,7 +257,7 @@ error_code KinetoWalker::readDistributedInfo(od::value &V) {
   if (error_code Err = readObject(V, Obj, IsObject); Err || !IsObject)
     return Err;
   int64_t Rank = 0, WorldSize = 0;
-  bool HasRank = false;
+  bool HasRank = false, HasWorld = false;
   error_code Err =
       forEachField(Obj, [&](StringRef Key, od::value &FV) -> error_code {
         bool Found = false;
@@ -266,8 +266,11 @@ error_code KinetoWalker::readDistributedInfo(od::value &V) {
           HasRank |= Found;
           return Err;
         }
-        if (Key == "world_size")
-          return readInt(FV, WorldSize, Found);
+        if (Key == "world_size") {
+          error_code Err = readInt(FV, WorldSize, Found);
+          HasWorld |= Found;
+          return Err;
+        }
         if (Key == "pg_config")
           return readGroupConfig(FV);
         return SUCCESS;
@@ -276,14 +279,16 @@ error_code KinetoWalker::readDistributedInfo(od::value &V) {
     return Err;
   // Some traces have a rank and no world size; 0 says "not known". A rank
   // that is no rank (negative, past 32 bits) is dropped and a world size
-  // that is none is not known, each counted as an invalid field; a rank
-  // outside its world is the lowering's error (checkRanks()).
+  // that is none (negative, 0, past 32 bits) is not known, each counted as
+  // an invalid field; a rank outside its world is the lowering's error
+  // (checkRanks()).
   Model.Meta.Ranks.clear();
   if (HasRank && (Rank < 0 || Rank > INT32_MAX)) {
     ++Model.Stats.InvalidFields;
     HasRank = false;
   }
-  if (HasRank && (WorldSize < 0 || WorldSize > INT32_MAX)) {
+  if (HasRank && (WorldSize < 0 || WorldSize > INT32_MAX ||
+                  (HasWorld && WorldSize == 0))) {
     ++Model.Stats.InvalidFields;
     WorldSize = 0;
   }
