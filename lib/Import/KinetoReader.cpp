@@ -16,6 +16,7 @@
 #include "KinetoChunks.h"
 #include "KinetoEvent.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/ConvertUTF.h"
 
 #include <cstring>
@@ -215,11 +216,13 @@ static error_code forEachObject(od::value &V, bool &IsArray, EachFn Each) {
 
 error_code KinetoWalker::readDevices(od::value &V) {
   std::vector<Device> Devices;
+  llvm::SmallDenseSet<int64_t, 8> Ids; // wider than the ids: see DenseMapInfo
   bool IsArray = false;
   error_code Err = forEachObject(V, IsArray, [&](od::object &Obj) {
     Device D;
+    bool HasId = false;
     error_code Err =
-        forEachField(Obj, [&D](StringRef Key, od::value &FV) -> error_code {
+        forEachField(Obj, [&](StringRef Key, od::value &FV) -> error_code {
           bool Found = false;
           if (Key == "name") {
             StringRef Name;
@@ -235,15 +238,22 @@ error_code KinetoWalker::readDevices(od::value &V) {
             return Err;
           if (!Found)
             return SUCCESS;
-          if (Key == "id")
+          if (Key == "id") {
             D.Index = int32_t(std::clamp<int64_t>(N, INT32_MIN, INT32_MAX));
-          else if (Key == "numSms")
+            HasId = D.Index >= 0 && D.Index == N;
+          } else if (Key == "numSms")
             D.SmCount = int32_t(std::clamp<int64_t>(N, 0, INT32_MAX));
           else
             D.MemoryBytes = uint64_t(std::max<int64_t>(N, 0));
           return SUCCESS;
         });
-    Devices.push_back(std::move(D));
+    // A device is known by its id: one without (or with one that is no
+    // CUDA ordinal), or a second with the same id, describes nothing the
+    // kernels can name, and is counted as an invalid field.
+    if (!HasId || !Ids.insert(D.Index).second)
+      ++Model.Stats.InvalidFields;
+    else
+      Devices.push_back(std::move(D));
     return Err;
   });
   if (!Err && IsArray)

@@ -15,6 +15,7 @@
 #include "daydream/IR/TaskFieldBounds.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -164,13 +165,17 @@ static llvm::Error checkTotalTime(const Graph &G) {
 /// Declares, without properties, each device that lanes or memory events
 /// name but the trace's metadata left out (a trace listing some of its GPUs),
 /// so that the graph states every device it uses (the verifier's rule).
+/// A front-end's second declaration of an index, or one of a negative index
+/// (a damaged file's; the Kineto reader counts them), is dropped: the
+/// verifier allows one declaration a device.
 static void declareUsedDevices(Graph &G) {
   std::vector<Device> &Devices = G.metadata().Devices;
   if (Devices.empty())
     return;
   llvm::SmallDenseSet<int64_t, 8> Known;
-  for (const Device &D : Devices)
-    Known.insert(D.Index);
+  llvm::erase_if(Devices, [&](const Device &D) {
+    return D.Index < 0 || !Known.insert(D.Index).second;
+  });
   auto Declare = [&](int32_t Index) {
     if (Index >= 0 && Known.insert(Index).second) {
       Device D;

@@ -25,6 +25,8 @@
 #include "Program.h"
 #include "daydream/Synth/Random.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <cassert>
 
@@ -329,7 +331,13 @@ void RankGen::exec(const Op &O) {
     return;
   }
   case OpKind::Switch:
-    assert(Open[unsigned(Thread)].empty() && "hand-over inside a range");
+    // The step's range stays open on the main thread across hand-overs
+    // (the backward pass runs inside ProfilerStep); no op's may.
+    assert(llvm::all_of(Open[unsigned(Thread)],
+                        [](const OpenRange &Rg) {
+                          return Rg.Kind == RangeKind::Step;
+                        }) &&
+           "hand-over inside an op's range");
     Thread = ThreadRole(O.Aux);
     // The other thread wakes up: a condition variable and the engine's
     // queue.

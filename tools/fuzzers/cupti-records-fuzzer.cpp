@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "daydream/IR/Verifier.h"
+#include "LowerAndVerify.h"
+
 #include "daydream/Import/CuptiRecordReader.h"
-#include "daydream/Import/Lowering.h"
 
 #include <cstdlib>
 
@@ -20,20 +20,6 @@ using namespace dd::import;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   llvm::StringRef Bytes(reinterpret_cast<const char *>(Data), Size);
   std::vector<std::string> Warnings;
-  auto M = readCuptiRecordFiles({{"fuzz.ddrec", Bytes}}, Warnings);
-  if (!M) {
-    llvm::consumeError(M.takeError());
-    return 0;
-  }
-  LoweringStats Stats;
-  auto G = lowerTrace(std::move(*M), LoweringOptions(), Stats);
-  if (!G) {
-    llvm::consumeError(G.takeError());
-    return 0;
-  }
-  if (llvm::Error E = verifyGraph(*G)) {
-    llvm::errs() << llvm::toString(std::move(E)) << "\n";
-    abort();
-  }
-  return 0;
+  return lowerAndVerify(
+      readCuptiRecordFiles({{"fuzz.ddrec", Bytes}}, Warnings));
 }

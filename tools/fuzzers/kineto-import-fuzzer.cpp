@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "daydream/IR/Verifier.h"
+#include "LowerAndVerify.h"
+
 #include "daydream/Import/InputFile.h"
 #include "daydream/Import/KinetoReader.h"
-#include "daydream/Import/Lowering.h"
 
 #include <cstdlib>
 
@@ -51,16 +51,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     llvm::errs() << "whole and in pieces read different models\n";
     abort();
   }
-  LoweringStats Stats;
-  auto G = lowerTrace(std::move(*M), LoweringOptions(), Stats);
-  if (!G) {
-    llvm::consumeError(G.takeError());
-    return 0;
-  }
-  // Whatever the input, the lowering must produce a valid graph.
-  if (llvm::Error E = verifyGraph(*G)) {
-    llvm::errs() << llvm::toString(std::move(E)) << "\n";
-    abort();
-  }
-  return 0;
+  return lowerAndVerify(std::move(*M));
 }

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "daydream/IR/Verifier.h"
-#include "daydream/Import/Lowering.h"
+#include "LowerAndVerify.h"
+
 #include "daydream/Import/NsysReader.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -44,20 +44,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       abort();
     OS.write(reinterpret_cast<const char *>(Data), Size);
   }
-  auto M = readNsysTrace(File.Path);
-  if (!M) {
-    llvm::consumeError(M.takeError());
-    return 0;
-  }
-  LoweringStats Stats;
-  auto G = lowerTrace(std::move(*M), LoweringOptions(), Stats);
-  if (!G) {
-    llvm::consumeError(G.takeError());
-    return 0;
-  }
-  if (llvm::Error E = verifyGraph(*G)) {
-    llvm::errs() << llvm::toString(std::move(E)) << "\n";
-    abort();
-  }
-  return 0;
+  return lowerAndVerify(readNsysTrace(File.Path));
 }

@@ -169,7 +169,8 @@ TEST(BinaryFormatTest, FilesWithoutMemoryEventsStillRead) {
 TEST(BinaryFormatTest, RemovedTasksAreCompactedAway) {
   Graph G = richGraph();
   G.removeTask(2);
-  auto G2 = parseBinaryGraph(toBinary(G));
+  const std::string Bytes = toBinary(G); // G2's strings point into it
+  auto G2 = parseBinaryGraph(Bytes);
   ASSERT_TRUE(bool(G2));
   EXPECT_EQ(G2->numTaskSlots(), 2u);
   EXPECT_EQ(G2->edgeSlots().size(), 1u);
@@ -305,7 +306,8 @@ TEST(BinaryFormatTest, EqualAttributesAreStoredOnce) {
   B.RegistersPerThread = 32;
   for (const TaskAttrs *Each : {&A, &B, &A, &A})
     G.setAttrs(addTask(G, S, "k", 0, 1, TaskKind::Kernel), *Each);
-  auto G2 = parseBinaryGraph(toBinary(G));
+  const std::string Bytes = toBinary(G); // G2's strings point into it
+  auto G2 = parseBinaryGraph(Bytes);
   ASSERT_TRUE(bool(G2));
   EXPECT_EQ(G2->attrSlots().size(), 2u);
   EXPECT_EQ(*G2->attrs(0), A);
@@ -350,7 +352,8 @@ std::string twoTaskFile(uint32_t Version, bool Both = false,
 
 TEST(BinaryFormatTest, Version2FilesStillRead) {
   for (uint32_t Version : {2u, 3u}) {
-    auto G = parseBinaryGraph(twoTaskFile(Version));
+    const std::string File = twoTaskFile(Version); // G's strings point here
+    auto G = parseBinaryGraph(File);
     ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
     EXPECT_FALSE(bool(verifyGraph(*G)));
     ASSERT_EQ(G->edgeSlots().size(), 1u);
@@ -359,8 +362,10 @@ TEST(BinaryFormatTest, Version2FilesStillRead) {
     EXPECT_EQ(G->edgeSlots()[0].Kind, EdgeKind::Launch);
   }
   // Written back, a version-2 graph is a version-3 file like any other.
-  auto Old = parseBinaryGraph(twoTaskFile(2));
-  auto New = parseBinaryGraph(twoTaskFile(3));
+  // The graphs' strings point into the buffers they were parsed from.
+  const std::string OldFile = twoTaskFile(2), NewFile = twoTaskFile(3);
+  auto Old = parseBinaryGraph(OldFile);
+  auto New = parseBinaryGraph(NewFile);
   ASSERT_TRUE(Old && New);
   std::string Bytes = toBinary(*Old);
   EXPECT_EQ(Bytes, toBinary(*New));
@@ -375,7 +380,8 @@ TEST(BinaryFormatTest, RejectsEdgesStoredBothWays) {
 }
 
 TEST(BinaryFormatTest, UnknownEdgeKindFailsVerification) {
-  auto G = parseBinaryGraph(twoTaskFile(3, false, fb::EdgeKind(200)));
+  const std::string File = twoTaskFile(3, false, fb::EdgeKind(200));
+  auto G = parseBinaryGraph(File);
   ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
   llvm::Error E = verifyGraph(*G);
   ASSERT_TRUE(bool(E));
