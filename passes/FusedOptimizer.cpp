@@ -74,7 +74,7 @@ class FusedOptimizer {
 public:
   explicit FusedOptimizer(FusedOptimizerOptions O) : O(std::move(O)) {}
 
-  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
+  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
     KernelClassifier Classifier(G);
     auto IsOptimizerKernel = [&](TaskId T) {
       const Task &Tk = G.task(T);
@@ -88,13 +88,35 @@ public:
         /*MinLength=*/2, /*MaxLength=*/0, [&](llvm::ArrayRef<TaskId> Run) {
           Fuser.add(Run, fusion::fusedDuration(G, Run, O.Keep));
         });
-    if (Fuser.empty())
+    if (Fuser.empty()) {
+      warnNothingToFuse(G, IsOptimizerKernel, AM);
       return PreservedAnalyses::all();
+    }
     Fuser.fuse(O.DropGaps);
     return PreservedAnalyses::none();
   }
 
 private:
+  /// Why no run was found: no optimizer kernels at all (a trace without
+  /// the optimizer step, or one whose phases were not recognized), or none
+  /// two in a row on a stream.
+  template <typename Pred>
+  void warnNothingToFuse(const Graph &G, Pred IsOptimizerKernel,
+                         AnalysisManager &AM) const {
+    size_t Kernels = 0;
+    for (TaskId T = 0, N = G.numTaskSlots(); T != N; ++T)
+      Kernels += G.isLive(T) && IsOptimizerKernel(T);
+    if (Kernels == 0)
+      AM.warning(llvm::Twine("the graph has no kernels in the optimizer "
+                             "phase") +
+                 (O.Classes.empty() ? "" : " of the classes given") +
+                 "; nothing was changed");
+    else
+      AM.warning(llvm::formatv("no two of the {0} optimizer kernels run "
+                               "back to back on a stream; nothing was changed",
+                               Kernels));
+  }
+
   FusedOptimizerOptions O;
 };
 

@@ -113,7 +113,7 @@ class KernelFusion {
 public:
   explicit KernelFusion(KernelFusionOptions O) : O(std::move(O)) {}
 
-  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
+  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
     std::vector<char> Barriers = fusion::findChainBarriers(G);
     auto Eligible = eligibility(G);
     fusion::KernelFuser Fuser(G);
@@ -123,8 +123,19 @@ public:
           double Keep = O.Keep != AutoKeep ? O.Keep : autoKeep(Run.size());
           Fuser.add(Run, fusion::fusedDuration(G, Run, Keep));
         });
-    if (Fuser.empty())
+    if (Fuser.empty()) {
+      std::string Eligible;
+      llvm::raw_string_ostream OS(Eligible);
+      if (O.Pattern.empty()) {
+        OS << "class=";
+        fusion::printClassList(OS, O.Classes);
+      } else {
+        OS << "pattern=" << O.Pattern;
+      }
+      AM.warning("no two eligible kernels (" + OS.str() +
+                 ") run back to back on a stream; nothing was changed");
       return PreservedAnalyses::all();
+    }
     Fuser.fuse(O.DropGaps);
     return PreservedAnalyses::none();
   }

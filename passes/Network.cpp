@@ -34,19 +34,25 @@ class Network {
 public:
   explicit Network(Options O) : O(std::move(O)) {}
 
-  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
+  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
     auto SOr = setUp(G, O);
     if (!SOr)
       return SOr.takeError();
     const Setup &S = *SOr;
     bool Changed = false;
+    size_t Retimed = 0;
     for (const CollectiveInfo &C : S.Collectives) {
       if (C.Kind == CollectiveKind::Other)
         continue;
+      ++Retimed;
       int64_t Ns = retimedNs(G, C, S, C.Ranks);
       Changed |= Ns != G.task(C.Task).DurationNs;
       setDurations(G, C.Task, Ns);
     }
+    if (Retimed == 0)
+      AM.warning("the graph has no collectives of a kind the network model "
+                 "times (all-reduce, all-gather, reduce-scatter, all-to-all, "
+                 "send/recv, broadcast, reduce); nothing was changed");
     if (!Changed)
       return PreservedAnalyses::all();
     return PreservedAnalyses::none().preserveSet<StructureAnalyses>();

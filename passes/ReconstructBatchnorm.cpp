@@ -95,7 +95,7 @@ public:
   explicit ReconstructBatchnorm(ReconstructBatchnormOptions O)
       : O(std::move(O)) {}
 
-  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
+  llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
     std::vector<char> Barriers = fusion::findChainBarriers(G);
     NameMatcher Bn(G, O.BnRegex, llvm::Regex::IgnoreCase);
     NameMatcher PartnerName(G, O.PartnerRegex, llvm::Regex::NoFlags);
@@ -110,15 +110,27 @@ public:
 
     fusion::KernelFuser Fuser(G);
     llvm::SmallVector<TaskId, 8> Group;
+    size_t BnRuns = 0;
     fusion::forEachKernelRun(
         G, Barriers, [&](TaskId T) { return kernelNamed(G, Bn, T); },
         /*MinLength=*/1, /*MaxLength=*/0,
         [&](llvm::ArrayRef<TaskId> Run) {
+          ++BnRuns;
           if (withPartner(G, Barriers, Run, IsPartner, Group))
             Fuser.add(Group, restructuredDuration(G, Group));
         });
-    if (Fuser.empty())
+    if (Fuser.empty()) {
+      AM.warning(BnRuns == 0
+                     ? "no kernel's name matches bn='" + O.BnRegex +
+                           "'; nothing was changed"
+                     : llvm::formatv("none of the {0} batch-norm kernels has "
+                                     "a partner kernel (elementwise, or "
+                                     "matching partner=) beside it on its "
+                                     "stream; nothing was changed",
+                                     BnRuns)
+                           .str());
       return PreservedAnalyses::all();
+    }
     Fuser.fuse(O.DropGaps);
     return PreservedAnalyses::none();
   }
