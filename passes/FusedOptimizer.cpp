@@ -93,6 +93,7 @@ public:
       return PreservedAnalyses::all();
     }
     Fuser.fuse(O.DropGaps);
+    Fuser.countStatistics(AM);
     return PreservedAnalyses::none();
   }
 

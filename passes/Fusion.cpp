@@ -214,6 +214,8 @@ KernelFuser::KernelFuser(Graph &G)
 KernelFuser::~KernelFuser() = default;
 
 void KernelFuser::add(ArrayRef<TaskId> Members, int64_t DurationNs) {
+  ++NumRuns;
+  NumKernels += Members.size();
   // Interned with the first group: a pass that fuses nothing leaves the
   // string table alone.
   if (FusedNoteKey == NoId)

@@ -11,6 +11,7 @@
 #define DAYDREAM_PASSES_FUSION_H
 
 #include "daydream/IR/Graph.h"
+#include "daydream/Pass/AnalysisManager.h"
 #include "daydream/Transforms/KernelClass.h"
 #include "daydream/Transforms/Primitives.h"
 
@@ -76,12 +77,18 @@ public:
   bool empty() const { return Groups.empty(); }
   /// Merges the groups and removes the launches. Once.
   void fuse(bool DropLaunchGaps);
+  /// Adds the runs and kernels fused to the running pass's -stats.
+  void countStatistics(AnalysisManager &AM) const {
+    AM.count("kernel runs fused", NumRuns);
+    AM.count("kernels fused into them", NumKernels);
+  }
 
 private:
   Graph &G;
   MergeGroupList Groups;
   std::unique_ptr<FusedNamer> Namer;
   StrId FusedNoteKey = NoId;
+  size_t NumRuns = 0, NumKernels = 0;
 };
 
 /// Parses "a,b,c" kernel class names (and "all" when \p AllowAll, read as

@@ -49,6 +49,7 @@ public:
       Changed |= Ns != G.task(C.Task).DurationNs;
       setDurations(G, C.Task, Ns);
     }
+    AM.count("collectives re-timed", Retimed);
     if (Retimed == 0)
       AM.warning("the graph has no collectives of a kind the network model "
                  "times (all-reduce, all-gather, reduce-scatter, all-to-all, "

@@ -8,8 +8,10 @@
 #include "daydream/Pass/AnalysisManager.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Format.h"
 
 #include <algorithm>
+#include <string>
 
 using namespace dd;
 
@@ -45,4 +47,33 @@ void AnalysisManager::warning(const llvm::Twine &Message) {
     OnWarning(Message.str());
   else
     OnWarning((CurrentPass + ": " + Message).str());
+}
+
+void AnalysisManager::count(llvm::StringRef Name, uint64_t N) {
+  if (N == 0)
+    return;
+  std::string Key = CurrentPass + '\0' + Name.str();
+  auto [It, New] = StatIndex.try_emplace(Key, Stats.size());
+  if (New)
+    Stats.push_back(Statistic{CurrentPass, Name.str(), 0});
+  Stats[It->second].Value += N;
+}
+
+void dd::printStatistics(llvm::raw_ostream &OS,
+                         const std::vector<AnalysisManager::Statistic> &Stats) {
+  if (Stats.empty())
+    return;
+  size_t ValueWidth = 0, PassWidth = 0;
+  for (const AnalysisManager::Statistic &S : Stats) {
+    ValueWidth = std::max(ValueWidth, std::to_string(S.Value).size());
+    PassWidth = std::max(PassWidth, S.Pass.size());
+  }
+  OS << "===" << std::string(73, '-') << "===\n"
+     << std::string(26, ' ') << "... Statistics Collected ...\n"
+     << "===" << std::string(73, '-') << "===\n\n";
+  for (const AnalysisManager::Statistic &S : Stats)
+    OS << llvm::format("%*llu %-*s - %s\n", int(ValueWidth),
+                       (unsigned long long)S.Value, int(PassWidth),
+                       S.Pass.c_str(), S.Name.c_str());
+  OS << "\n";
 }

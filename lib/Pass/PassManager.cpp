@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Pass/PassManager.h"
+#include "GraphChanges.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/RankCopies.h"
 #include "daydream/IR/TextFormat.h"
@@ -13,6 +14,7 @@
 
 #include "llvm/Support/Timer.h"
 
+#include <optional>
 #include <string>
 
 using namespace dd;
@@ -55,11 +57,16 @@ llvm::Error PassManager::run(Graph &G, AnalysisManager &AM,
       T = PassTimers.back().get();
       T->startTimer();
     }
+    std::optional<GraphChanges> Changes;
+    if (PI.Stats)
+      Changes.emplace(G);
     AM.setCurrentPass(P->name());
     llvm::Expected<PreservedAnalyses> PA = P->run(G, AM);
-    AM.setCurrentPass("");
     if (T)
       T->stopTimer();
+    if (PA && Changes)
+      Changes->count(G, AM);
+    AM.setCurrentPass("");
     if (!PA)
       return passError(*P, "pass", PA.takeError());
     AM.invalidate(*PA);

@@ -94,6 +94,10 @@ struct Options {
       "Print the graph (text form) to stderr after every pass", Category};
   BoolFlag TimePasses{"time-passes", "Report the time each pass took",
                       Category};
+  BoolFlag Stats{"stats",
+                 "Print what each pass changed and counted, as LLVM's "
+                 "-stats does, to stderr at the end",
+                 Category};
   /// Read by pluginPathsInArgs() before parsing; declared for --help and so
   /// that the parser accepts it.
   cl::list<std::string> Plugins{
@@ -216,6 +220,7 @@ int dd::ddOptMain(int Argc, char **Argv) {
   PI.PrintAfterAll = Opt.PrintAfterAll.isSet();
   PI.TimePasses = Opt.TimePasses.isSet();
   PI.DebugPassManager = Opt.DebugPM;
+  PI.Stats = Opt.Stats.isSet();
   AnalysisManager AM(Opt.DebugPM ? &llvm::errs() : nullptr);
   // Reports go to stdout unless the graph does.
   bool GraphOnStdout = WriteGraph && Opt.Output == "-";
@@ -227,6 +232,8 @@ int dd::ddOptMain(int Argc, char **Argv) {
       Opt.Input == "-" ? std::string("<stdin>") : Opt.Input.getValue();
   if (llvm::Error E = PM.run(*G, AM, PI))
     return reportError(Tool, InputName + ": " + llvm::toString(std::move(E)));
+  if (PI.Stats)
+    printStatistics(llvm::errs(), AM.statistics());
   if (!WriteGraph)
     return 0;
   // Never write what the readers would refuse (a pass's arithmetic that

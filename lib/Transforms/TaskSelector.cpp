@@ -143,6 +143,7 @@ std::vector<TaskId> TaskSelector::select(const Graph &G) const {
 std::vector<TaskId> TaskSelector::select(const Graph &G,
                                          AnalysisManager &AM) const {
   std::vector<TaskId> Out = select(G);
+  AM.count("tasks selected", Out.size());
   if (Out.empty())
     AM.warning("the selection '" + describe() +
                "' matches no task; nothing was changed");

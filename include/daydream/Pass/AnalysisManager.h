@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -22,6 +23,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dd {
 
@@ -133,6 +135,18 @@ public:
   /// The pass that warnings name; the PassManager sets it before each pass.
   void setCurrentPass(llvm::StringRef Name) { CurrentPass = Name.str(); }
 
+  /// LLVM-style statistics (dd-opt -stats): a pass adds \p N to its counter
+  /// \p Name ("tasks selected"); the PassManager adds the graph's own
+  /// changes ("tasks inserted", ...). Counters are kept per pass name, in
+  /// the order first counted; zero adds nothing.
+  struct Statistic {
+    std::string Pass;
+    std::string Name;
+    uint64_t Value = 0;
+  };
+  void count(llvm::StringRef Name, uint64_t N = 1);
+  const std::vector<Statistic> &statistics() const { return Stats; }
+
 private:
   struct ResultConcept {
     virtual ~ResultConcept() = default;
@@ -153,7 +167,15 @@ private:
   WarningHandler OnWarning;
   std::string CurrentPass;
   unsigned Warnings = 0;
+  std::vector<Statistic> Stats;
+  /// Index into Stats by "pass\0name".
+  llvm::StringMap<size_t> StatIndex;
 };
+
+/// Prints \p Stats as LLVM's -stats does: a banner, then a line a counter,
+/// "VALUE PASS - NAME", the columns aligned. Nothing if there are none.
+void printStatistics(llvm::raw_ostream &OS,
+                     const std::vector<AnalysisManager::Statistic> &Stats);
 
 } // namespace dd
 

@@ -104,6 +104,9 @@ struct PassInstrumentation {
   bool TimePasses = false;
   /// Log every pass and analysis run and every invalidation.
   bool DebugPassManager = false;
+  /// Count what each pass changed in the graph (tasks inserted, removed,
+  /// re-timed) into the AnalysisManager's statistics (-stats).
+  bool Stats = false;
   llvm::raw_ostream *Log = &llvm::errs();
 };
 
