@@ -141,8 +141,8 @@ llvm::Error validate(const AmpScaleOptions &O) {
     if (llvm::Error E = checkDurationFactor(Key, V))
       return E;
   if (O.Scaler != "auto" && O.Scaler != "true" && O.Scaler != "false")
-    return optionError("scaler must be auto, true or false, not '" +
-                       O.Scaler + "'");
+    return optionError("scaler must be auto, true or false, not '" + O.Scaler +
+                       "'");
   if (O.LaunchCpuUs && *O.LaunchCpuUs < 0)
     return optionError("launch-cpu-us must not be negative");
   return O.Select.validate();
@@ -237,12 +237,12 @@ public:
     std::vector<TaskId> Selection = O.Select.select(G);
     double Share = reducedGemmShare(G, Selection, Classifier);
     if (Share >= AlreadyMixedShare) {
-      AM.warning(llvm::formatv(
-                     "the trace runs {0:f1}% of its GEMM and convolution "
-                     "time in reduced precision already: it is mixed "
-                     "precision; nothing was changed",
-                     Share * 100)
-                     .str());
+      AM.warning(
+          llvm::formatv("the trace runs {0:f1}% of its GEMM and convolution "
+                        "time in reduced precision already: it is mixed "
+                        "precision; nothing was changed",
+                        Share * 100)
+              .str());
       return PreservedAnalyses::all();
     }
     size_t Selected = 0, Reduced = 0, Kernels = 0;
@@ -267,10 +267,9 @@ public:
         Compute = tf32Factor(Spec, Compute);
       double F = isComputeBound(C) ? Compute : Factors[unsigned(C)];
       if ((isComputeBound(C) || isMemoryBound(C)) && A && Spec) {
-        double R = rooflineFactor(double(A->Flops), double(A->Bytes),
-                                  peakTflops(*Spec, D),
-                                  Spec->MemoryBandwidthGBps,
-                                  RoofFactors{Compute, O.Memory});
+        double R = rooflineFactor(
+            double(A->Flops), double(A->Bytes), peakTflops(*Spec, D),
+            Spec->MemoryBandwidthGBps, RoofFactors{Compute, O.Memory});
         if (!std::isnan(R))
           F = R;
       }
@@ -349,8 +348,7 @@ private:
     double Reduced = 0, All = 0;
     for (TaskId T : Selection) {
       const Task &Tk = G.task(T);
-      if (Tk.Kind != TaskKind::Kernel ||
-          !isComputeBound(Classifier.classOf(T)))
+      if (Tk.Kind != TaskKind::Kernel || !isComputeBound(Classifier.classOf(T)))
         continue;
       All += double(Tk.DurationNs);
       const TaskAttrs *A = G.attrs(T);
@@ -374,34 +372,34 @@ private:
                  "GradScaler's work are not modelled");
     size_t Casts = W.WeightCasts + W.ActivationCasts;
     if (Casts != 0)
-      AM.warning(llvm::formatv(
-                     "autocast: added {0} casts of weights and {1} of "
-                     "activations over {2} forward passes ({3:f1} MB), each "
-                     "a copy kernel and {4:f1} us of CPU{5}",
-                     W.WeightCasts, W.ActivationCasts, W.Forwards,
-                     W.CastBytes / 1e6, W.LaunchCpuNs / 1000,
-                     !O.LaunchCpuUs
-                         ? " (the trace's median CPU time per forward "
-                           "launch)"
-                         : "")
-                     .str());
+      AM.warning(
+          llvm::formatv("autocast: added {0} casts of weights and {1} of "
+                        "activations over {2} forward passes ({3:f1} MB), each "
+                        "a copy kernel and {4:f1} us of CPU{5}",
+                        W.WeightCasts, W.ActivationCasts, W.Forwards,
+                        W.CastBytes / 1e6, W.LaunchCpuNs / 1000,
+                        !O.LaunchCpuUs
+                            ? " (the trace's median CPU time per forward "
+                              "launch)"
+                            : "")
+              .str());
     if (W.TraceHasScaler && O.scaler())
       AM.warning("the trace runs GradScaler already: none was added");
     if (W.ScalerSteps != 0)
-      AM.warning(llvm::formatv(
-                     "GradScaler: added to {0} steps: the loss scaling, the "
-                     "gradients' unscale and inf check with a host sync "
-                     "before the optimizer step, and the scale update ({1} "
-                     "launches in all)",
-                     W.ScalerSteps, W.ScalerLaunches)
-                     .str());
+      AM.warning(
+          llvm::formatv("GradScaler: added to {0} steps: the loss scaling, the "
+                        "gradients' unscale and inf check with a host sync "
+                        "before the optimizer step, and the scale update ({1} "
+                        "launches in all)",
+                        W.ScalerSteps, W.ScalerLaunches)
+              .str());
     if (W.StepsWithoutOptimizer != 0)
-      AM.warning(llvm::formatv(
-                     "GradScaler: {0} forward passes have no optimizer step "
-                     "after their backward on their thread; no GradScaler "
-                     "work was added there",
-                     W.StepsWithoutOptimizer)
-                     .str());
+      AM.warning(
+          llvm::formatv("GradScaler: {0} forward passes have no optimizer step "
+                        "after their backward on their thread; no GradScaler "
+                        "work was added there",
+                        W.StepsWithoutOptimizer)
+              .str());
     if (W.CallsWithoutKernel != 0)
       AM.warning(llvm::formatv("autocast: {0} eligible op calls launched no "
                                "kernel; nothing was added for them",

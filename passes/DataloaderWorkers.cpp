@@ -280,8 +280,7 @@ private:
     size_t B = C.Fetches.size();
     if (!C.WithWorkers) {
       for (const Fetch &F : C.Fetches) {
-        P.LoadNs.push_back(
-            roundNs(double(F.SpanNs - F.PinNs) * O.Slowdown));
+        P.LoadNs.push_back(roundNs(double(F.SpanNs - F.PinNs) * O.Slowdown));
         P.PinNs.push_back(F.PinNs);
       }
       P.TakeNs = roundNs(

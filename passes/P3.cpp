@@ -61,9 +61,10 @@ llvm::Error validate(const P3Options &O) {
     return optionError(
         "slice-mb must be at least one byte and at most 1e9 (MiB)");
   if (O.DP.ParamsMb / O.SliceMb > MaxAllReduces)
-    return optionError("params-mb / slice-mb is " +
-                       llvm::formatv("{0:f0}", O.DP.ParamsMb / O.SliceMb).str() +
-                       " slices; at most 1e6 are modelled");
+    return optionError(
+        "params-mb / slice-mb is " +
+        llvm::formatv("{0:f0}", O.DP.ParamsMb / O.SliceMb).str() +
+        " slices; at most 1e6 are modelled");
   if (O.Wait != "forward" && O.Wait != "optimizer")
     return optionError("wait must be 'forward' or 'optimizer', not '" + O.Wait +
                        "'");

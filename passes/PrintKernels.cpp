@@ -76,8 +76,7 @@ private:
     return Whole > 0 ? 100.0 * double(Part) / double(Whole) : 0;
   }
 
-  static void printText(const Table &T, const Row &All,
-                        llvm::raw_ostream &OS) {
+  static void printText(const Table &T, const Row &All, llvm::raw_ostream &OS) {
     OS << "print<kernels>: " << All.Count << " kernels, "
        << llvm::format("%.3f", double(All.TimeNs) / 1e6) << " ms\n";
     OS << "  class          dtype       count      time ms   share "
@@ -90,8 +89,8 @@ private:
         OS << llvm::format("  %-14s %-8s %8llu %12.3f %6.1f%% %10.1f%%\n",
                            toString(KernelClass(C)).str().c_str(),
                            toString(DType(D)).str().c_str(),
-                           (unsigned long long)R.Count,
-                           double(R.TimeNs) / 1e6, share(R.TimeNs, All.TimeNs),
+                           (unsigned long long)R.Count, double(R.TimeNs) / 1e6,
+                           share(R.TimeNs, All.TimeNs),
                            share(R.WithWorkNs, R.TimeNs));
       }
     OS << llvm::format("  kernel time with a known dtype %.1f%%, with "
@@ -100,20 +99,18 @@ private:
                        share(All.WithWorkNs, All.TimeNs));
   }
 
-  static void printJson(const Table &T, const Row &All,
-                        llvm::raw_ostream &OS) {
+  static void printJson(const Table &T, const Row &All, llvm::raw_ostream &OS) {
     llvm::json::Array Rows;
     for (unsigned C = 0; C != NumKernelClasses; ++C)
       for (unsigned D = 0; D != NumDTypes; ++D) {
         const Row &R = T[C][D];
         if (R.Count == 0)
           continue;
-        Rows.push_back(llvm::json::Object{
-            {"class", toString(KernelClass(C))},
-            {"dtype", toString(DType(D))},
-            {"count", int64_t(R.Count)},
-            {"time_ns", R.TimeNs},
-            {"with_work_ns", R.WithWorkNs}});
+        Rows.push_back(llvm::json::Object{{"class", toString(KernelClass(C))},
+                                          {"dtype", toString(DType(D))},
+                                          {"count", int64_t(R.Count)},
+                                          {"time_ns", R.TimeNs},
+                                          {"with_work_ns", R.WithWorkNs}});
       }
     llvm::json::Object Root{{"kernels", int64_t(All.Count)},
                             {"time_ns", All.TimeNs},
@@ -130,12 +127,10 @@ private:
 
 llvm::Expected<std::unique_ptr<PassConcept>>
 dd::createPrintKernelsPass(llvm::StringRef Options) {
-  return buildPass<PrintKernels, PrintKernelsOptions>("print<kernels>",
-                                                      Options, declare);
+  return buildPass<PrintKernels, PrintKernelsOptions>("print<kernels>", Options,
+                                                      declare);
 }
 
-void dd::printPrintKernelsPassOptions(llvm::raw_ostream &OS,
-                                      unsigned Indent) {
-  printOptionsHelp<PrintKernelsOptions>("print<kernels>", declare, OS,
-                                        Indent);
+void dd::printPrintKernelsPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
+  printOptionsHelp<PrintKernelsOptions>("print<kernels>", declare, OS, Indent);
 }

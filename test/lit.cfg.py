@@ -71,6 +71,7 @@ except OSError:
     pass
 # test/Utils (utils/ddtrace_nvtx.py, utils/gpu/): features
 #   shellcheck     shellcheck is installed (lints utils/gpu/validate.sh)
+#   clang-format   clang-format-14 is installed (checks the C++ is formatted)
 #   pyflakes       pyflakes3 or pyflakes is installed (lints the Python helpers)
 #   torch          this Python imports torch and torchvision (CPU runs of the
 #                  helpers and of the training suite against real PyTorch;
@@ -79,6 +80,9 @@ except OSError:
 config.substitutions.append(("%dd_tools", config.daydream_tools_dir))
 # The helpers they import must not leave __pycache__ folders in the checkout.
 config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
+# test/Utils/format.test: utils/format.sh --check needs Debian's clang-format-14.
+if shutil.which("clang-format-14"):
+    config.available_features.add("clang-format")
 if shutil.which("shellcheck"):
     config.available_features.add("shellcheck")
 for _pyflakes in ("pyflakes3", "pyflakes"):

@@ -16,6 +16,7 @@ packages=(
   librsvg2-bin                         # rsvg-convert: the tests render dd-sim -plot's SVG
   python3-torch python3-torchvision    # the training suite (utils/suite) runs on the CPU in the tests
   pyflakes3                            # the tests lint the Python scripts
+  clang-format-14                      # the tests check the C++ is formatted (utils/format.sh)
 )
 
 missing=()

@@ -91,10 +91,10 @@ public:
     std::sort(Backward.begin(), Backward.end(), ByStart);
 
     int32_t Device = G.lane(G.task(Forward.front()).Lane).Device;
-    LaneId Offload = findOrAddLane(G, LaneKind::CommChannel,
-                                   "offload (DtoH)", Device);
-    LaneId Prefetch = findOrAddLane(G, LaneKind::CommChannel,
-                                    "prefetch (HtoD)", Device);
+    LaneId Offload =
+        findOrAddLane(G, LaneKind::CommChannel, "offload (DtoH)", Device);
+    LaneId Prefetch =
+        findOrAddLane(G, LaneKind::CommChannel, "prefetch (HtoD)", Device);
     std::vector<TaskId> Copies = offload(G, Forward, Offload);
     prefetch(G, Copies, Backward, Prefetch);
     return PreservedAnalyses::none();
@@ -123,9 +123,8 @@ private:
       llvm::SmallVector<TaskId, 1> Succs;
       if (O.Sync && I + 1 != Forward.size())
         Succs.push_back(Forward[I + 1]);
-      Copies.push_back(insertTask(G, copyTask(G, Forward[I], Name), Lane,
-                                  NoId, {Forward[I]}, Succs,
-                                  EdgeKind::CrossStream));
+      Copies.push_back(insertTask(G, copyTask(G, Forward[I], Name), Lane, NoId,
+                                  {Forward[I]}, Succs, EdgeKind::CrossStream));
     }
     return Copies;
   }

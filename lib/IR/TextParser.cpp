@@ -495,17 +495,15 @@ Error Parser::parseCounts() {
 Error Parser::checkCounts() const {
   if (!Promised)
     return Error::success();
-  const std::array<uint64_t, 4> Found = {
-      TaskLabels.size(), NumEdges, NumNotes, G.memoryEvents().size()};
+  const std::array<uint64_t, 4> Found = {TaskLabels.size(), NumEdges, NumNotes,
+                                         G.memoryEvents().size()};
   for (unsigned I = 0; I != 4; ++I)
     if (Found[I] != (*Promised)[I])
-      return R.error(CountsTok,
-                     "'counts' promises " + Twine((*Promised)[I]) + " " +
-                         CountKeys[I] + " but the file holds " +
-                         Twine(Found[I]) +
-                         (Found[I] < (*Promised)[I]
-                              ? " (it is cut short)"
-                              : ""));
+      return R.error(
+          CountsTok,
+          "'counts' promises " + Twine((*Promised)[I]) + " " + CountKeys[I] +
+              " but the file holds " + Twine(Found[I]) +
+              (Found[I] < (*Promised)[I] ? " (it is cut short)" : ""));
   return Error::success();
 }
 

@@ -413,8 +413,8 @@ void lowering::buildTasks(Context &C) {
       DType D = C.ActivityDType[It.Index];
       double Flops = C.ActivityFlops[It.Index];
       double Bytes = C.ActivityBytes[It.Index];
-      if (M.Activities[It.Index].HasAttrs || D != DType::Unknown ||
-          Flops > 0 || Bytes > 0) {
+      if (M.Activities[It.Index].HasAttrs || D != DType::Unknown || Flops > 0 ||
+          Bytes > 0) {
         TaskAttrs A = M.Activities[It.Index].Attrs;
         A.DType = uint8_t(D);
         // What the trace recorded wins over what the shapes suggest.

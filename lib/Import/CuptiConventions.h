@@ -85,9 +85,9 @@ struct EventRecord {
 /// The record a wait on \p Event by the call \p Correlation waited for: the
 /// event's latest cudaEventRecord before that call (correlation ids grow
 /// with time). \p Sorted is sorted; null if there is none.
-inline const EventRecord *findWaitedRecord(const std::vector<EventRecord> &Sorted,
-                                           int64_t Event,
-                                           uint32_t Correlation) {
+inline const EventRecord *
+findWaitedRecord(const std::vector<EventRecord> &Sorted, int64_t Event,
+                 uint32_t Correlation) {
   EventRecord Key{Event, Correlation, 0};
   auto It = std::lower_bound(Sorted.begin(), Sorted.end(), Key);
   if (It == Sorted.begin() || std::prev(It)->Event != Event)

@@ -66,9 +66,7 @@ bool isDeviceMemory(uint32_t Kind) {
 
 } // namespace
 
-CuptiModelBuilder::CuptiModelBuilder() {
-  M.Meta.SourceFormat = "cupti";
-}
+CuptiModelBuilder::CuptiModelBuilder() { M.Meta.SourceFormat = "cupti"; }
 
 void CuptiModelBuilder::setApiName(uint32_t Domain, uint32_t Cbid,
                                    llvm::StringRef Name) {
@@ -195,7 +193,8 @@ void CuptiModelBuilder::addApi(const ApiRecord &R) {
   bool Runtime = bitsOf(R.kind) == CUPTI_ACTIVITY_KIND_RUNTIME;
   uint32_t Domain =
       Runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
-  auto [NameIt, NewName] = ApiNames.try_emplace(uint64_t(Domain) << 32 | R.cbid);
+  auto [NameIt, NewName] =
+      ApiNames.try_emplace(uint64_t(Domain) << 32 | R.cbid);
   if (NewName)
     NameIt->second = M.Strings.intern(
         (llvm::Twine(Runtime ? "cudaRuntimeApi#" : "cudaDriverApi#") +
@@ -236,8 +235,8 @@ void CuptiModelBuilder::addSynchronization(const SynchronizationRecord &R) {
 }
 
 void CuptiModelBuilder::addCudaEvent(const CudaEventRecord &R) {
-  EventRecords.push_back({R.eventId, correlation(R.correlationId),
-                          R.contextId, R.streamId, R.cudaEventSyncId});
+  EventRecords.push_back({R.eventId, correlation(R.correlationId), R.contextId,
+                          R.streamId, R.cudaEventSyncId});
 }
 
 void CuptiModelBuilder::addMarker(const MarkerRecord &R) {
@@ -282,11 +281,10 @@ void CuptiModelBuilder::addName(const NameRecord &R) {
 }
 
 void CuptiModelBuilder::addMemory(const trace::MemoryRecord &R) {
-  bool Alloc =
-      bitsOf(R.memoryOperationType) ==
-      CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
-  bool Free =
-      bitsOf(R.memoryOperationType) == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+  bool Alloc = bitsOf(R.memoryOperationType) ==
+               CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+  bool Free = bitsOf(R.memoryOperationType) ==
+              CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
   if (!Alloc && !Free) {
     ++M.Stats.MissingFields;
     return;
@@ -299,8 +297,7 @@ void CuptiModelBuilder::addMemory(const trace::MemoryRecord &R) {
   P.R.TimeNs = ns(R.timestamp);
   P.R.Bytes = Alloc ? int64_t(R.bytes) : -int64_t(R.bytes);
   P.R.Address = R.address;
-  P.R.Device =
-      isDeviceMemory(bitsOf(R.memoryKind)) ? deviceId(R.deviceId) : -1;
+  P.R.Device = isDeviceMemory(bitsOf(R.memoryKind)) ? deviceId(R.deviceId) : -1;
   P.R.Thread = NoId;
   P.Correlation = correlation(R.correlationId);
   Memory.push_back(P);
@@ -323,9 +320,9 @@ void CuptiModelBuilder::pairMarkers() {
       continue;
     }
     bool Step = isStepName(M.Strings.get(S.Name));
-    M.Ranges.push_back(CpuRange{S.TimeNs, It->TimeNs, S.Thread, S.Name,
-                                Step ? RangeKind::Step
-                                     : RangeKind::Annotation});
+    M.Ranges.push_back(
+        CpuRange{S.TimeNs, It->TimeNs, S.Thread, S.Name,
+                 Step ? RangeKind::Step : RangeKind::Annotation});
   }
   MarkerStarts.clear();
   MarkerEnds.clear();

@@ -96,9 +96,9 @@ Error FileReader::readRecord(uint64_t Offset, StringRef Payload) {
   if (L.Size == 0)
     return error(Offset, "record of unknown kind " + llvm::Twine(Kind));
   if (Payload.size() != L.Size)
-    return error(Offset, "record of kind " + llvm::Twine(Kind) +
-                             " has " + llvm::Twine(Payload.size()) +
-                             " bytes; expected " + llvm::Twine(L.Size));
+    return error(Offset, "record of kind " + llvm::Twine(Kind) + " has " +
+                             llvm::Twine(Payload.size()) + " bytes; expected " +
+                             llvm::Twine(L.Size));
   alignas(8) char Copy[512];
   std::memcpy(Copy, Payload.data(), L.Size);
   for (uint16_t Off : L.StringFields) {

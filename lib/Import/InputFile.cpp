@@ -156,8 +156,7 @@ llvm::Error dd::import::gunzip(StringRef Compressed, PaddedBuffer &Out,
   return llvm::Error::success();
 }
 
-Expected<InputFile> dd::import::makeInputFile(StringRef Name,
-                                              StringRef Stored,
+Expected<InputFile> dd::import::makeInputFile(StringRef Name, StringRef Stored,
                                               uint64_t MaxBytes) {
   InputFile F;
   F.Name = Name.str();
@@ -196,8 +195,8 @@ Expected<InputFile> dd::import::loadInputFile(StringRef Path,
 InputFormat dd::import::detectFormat(StringRef Bytes) {
   if (Bytes.startswith(StringRef("SQLite format 3\0", 16)))
     return InputFormat::NsysSqlite;
-  if (Bytes.startswith(StringRef(trace::RecordFileMagic,
-                                 sizeof(trace::RecordFileMagic))))
+  if (Bytes.startswith(
+          StringRef(trace::RecordFileMagic, sizeof(trace::RecordFileMagic))))
     return InputFormat::CuptiRecords;
   Bytes.consume_front("\xEF\xBB\xBF");
   Bytes = Bytes.ltrim(" \t\r\n");

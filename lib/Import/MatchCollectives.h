@@ -43,8 +43,8 @@
 // malformed members list, members that issued different numbers or kinds of
 // collectives on the group. Different recorded message sizes are a counted
 // warning (the largest is kept), and so is a member's recorded "Group size"
-// (the note `group-size`) other than the number of ranks matched. A group of one rank waits for no one: its
-// kernels stay as recorded.
+// (the note `group-size`) other than the number of ranks matched. A group of
+// one rank waits for no one: its kernels stay as recorded.
 //
 //===----------------------------------------------------------------------===//
 

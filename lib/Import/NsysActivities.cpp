@@ -217,30 +217,29 @@ Error Reader::readNvtx() {
       return V.takeError();
     Types[I] = *V;
   }
-  return scan("NVTX_EVENTS",
-              {"start", "eventType", "?end", "?globalTid", "?text:text",
-               "?textId"},
-              [&](const Row &R) -> Error {
-                if (!llvm::is_contained(Types, R.i64(1))) {
-                  ++M.Stats.SkippedOther;
-                  return Error::success();
-                }
-                StringRef Text = R.text(4);
-                Expected<StrId> Name =
-                    Text.empty() ? name(R, 5)
-                                 : Expected<StrId>(M.Strings.intern(Text));
-                if (!Name)
-                  return Name.takeError();
-                // An unnamed range, one left open when capture ended, or
-                // one without a thread.
-                if (*Name == NoId || R.null(2) || R.null(3)) {
-                  ++M.Stats.MissingFields;
-                  return Error::success();
-                }
-                bool Step = isStepName(M.Strings.get(*Name));
-                M.Ranges.push_back(
-                    CpuRange{R.i64(0), R.i64(2), thread(R.i64(3)), *Name,
-                             Step ? RangeKind::Step : RangeKind::Annotation});
-                return Error::success();
-              });
+  return scan(
+      "NVTX_EVENTS",
+      {"start", "eventType", "?end", "?globalTid", "?text:text", "?textId"},
+      [&](const Row &R) -> Error {
+        if (!llvm::is_contained(Types, R.i64(1))) {
+          ++M.Stats.SkippedOther;
+          return Error::success();
+        }
+        StringRef Text = R.text(4);
+        Expected<StrId> Name =
+            Text.empty() ? name(R, 5) : Expected<StrId>(M.Strings.intern(Text));
+        if (!Name)
+          return Name.takeError();
+        // An unnamed range, one left open when capture ended, or
+        // one without a thread.
+        if (*Name == NoId || R.null(2) || R.null(3)) {
+          ++M.Stats.MissingFields;
+          return Error::success();
+        }
+        bool Step = isStepName(M.Strings.get(*Name));
+        M.Ranges.push_back(
+            CpuRange{R.i64(0), R.i64(2), thread(R.i64(3)), *Name,
+                     Step ? RangeKind::Step : RangeKind::Annotation});
+        return Error::success();
+      });
 }

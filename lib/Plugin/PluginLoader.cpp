@@ -24,10 +24,9 @@ static llvm::Error pluginError(const llvm::Twine &Msg) {
 static llvm::Error addPolicies(std::vector<PolicyInfo> &From,
                                std::vector<PolicyInfo> &To) {
   for (PolicyInfo &P : From) {
-    bool Taken = llvm::is_contained(builtinPolicyNames(), StringRef(P.Name)) ||
-                 llvm::any_of(To, [&](const PolicyInfo &Q) {
-                   return Q.Name == P.Name;
-                 });
+    bool Taken =
+        llvm::is_contained(builtinPolicyNames(), StringRef(P.Name)) ||
+        llvm::any_of(To, [&](const PolicyInfo &Q) { return Q.Name == P.Name; });
     if (Taken)
       return pluginError("scheduling policy '" + P.Name +
                          "' is already defined");
@@ -59,8 +58,10 @@ llvm::Expected<LoadedPlugin> dd::loadPlugin(StringRef Path,
                        "ddGetPluginInfo() entry point");
   DdPluginInfo Info = GetInfo();
   if (Info.APIVersion != DD_PLUGIN_API_VERSION)
-    return pluginError("plugin '" + Path + "' was built for plugin API "
-                       "version " + llvm::Twine(Info.APIVersion) +
+    return pluginError("plugin '" + Path +
+                       "' was built for plugin API "
+                       "version " +
+                       llvm::Twine(Info.APIVersion) +
                        "; this tool loads version " +
                        llvm::Twine(DD_PLUGIN_API_VERSION) +
                        " (rebuild it against this Daydream)");

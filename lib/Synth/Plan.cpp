@@ -70,8 +70,8 @@ llvm::Error optionError(const llvm::Twine &Msg) {
 
 /// A program's counts, which is all sizing needs.
 struct Counts {
-  uint64_t PerIteration = 0; ///< tasks of one rank's iteration
-  uint64_t Collectives = 0;  ///< collectives per iteration
+  uint64_t PerIteration = 0;  ///< tasks of one rank's iteration
+  uint64_t Collectives = 0;   ///< collectives per iteration
   uint64_t TpCollectives = 0; ///< of which on tensor-parallel groups
 };
 
@@ -182,9 +182,8 @@ llvm::Expected<JobPlan> dd::synth::planJob(const SynthOptions &Opts) {
   Plan.Ranks = Opts.Ranks;
   Plan.Seed = Opts.Seed;
   Plan.IdenticalRanks = Opts.IdenticalRanks;
-  Plan.JitterPpm = Opts.IdenticalRanks
-                       ? 0
-                       : uint32_t(std::llround(Opts.RankJitter * 1e6));
+  Plan.JitterPpm =
+      Opts.IdenticalRanks ? 0 : uint32_t(std::llround(Opts.RankJitter * 1e6));
   Plan.Layers = Opts.Layers;
   Plan.Iterations = Opts.Iterations;
   uint64_t Target = Opts.Tasks;

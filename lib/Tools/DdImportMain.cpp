@@ -115,18 +115,17 @@ void printSummary(llvm::StringRef Name, const ImportResult &R, double Seconds,
      << " lanes, " << L.Edges << " edges, " << L.Iterations
      << " iterations; skipped " << In.SkippedPython << " python_function, "
      << In.SkippedOther << " other, " << In.MissingFields
-     << " with missing fields, " << In.InvalidFields
-     << " with invalid ones; " << L.UnmatchedActivities
-     << " GPU activities without a launch";
+     << " with missing fields, " << In.InvalidFields << " with invalid ones; "
+     << L.UnmatchedActivities << " GPU activities without a launch";
   if (L.InferredLaunches)
     OS << " (" << L.InferredLaunches << " given one, "
        << llvm::format("%.1f", double(L.LaunchLatencyNs) / 1000)
        << " us before their start)";
-  OS << ", " << L.DuplicateCorrelations
-     << " duplicate correlations, " << L.NestedCalls << " nested calls, "
-     << L.OverlappingTasks << " overlapping, " << L.SplitCalls
-     << " split calls; inferred " << L.InferredCrossStream << " cross-stream, "
-     << L.InferredCrossThread << " cross-thread and " << L.InferredBlockedCalls
+  OS << ", " << L.DuplicateCorrelations << " duplicate correlations, "
+     << L.NestedCalls << " nested calls, " << L.OverlappingTasks
+     << " overlapping, " << L.SplitCalls << " split calls; inferred "
+     << L.InferredCrossStream << " cross-stream, " << L.InferredCrossThread
+     << " cross-thread and " << L.InferredBlockedCalls
      << " blocked-call edges; " << L.CpuOpTasks
      << " cpu-op tasks from the self time of " << L.CpuOpRanges
      << " CPU ranges (" << L.HandOverWaits

@@ -11,8 +11,8 @@
 
 #include "daydream/IR/IRReader.h"
 #include "daydream/IR/Verifier.h"
-#include "daydream/Plugin/PluginLoader.h"
 #include "daydream/Pass/PassRegistry.h"
+#include "daydream/Plugin/PluginLoader.h"
 #include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"
 #include "daydream/Tools/ToolSupport.h"

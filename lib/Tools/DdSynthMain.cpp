@@ -13,9 +13,9 @@
 #include "daydream/Import/ImportJob.h"
 #include "daydream/Import/Lowering.h"
 #include "daydream/Support/OutputFile.h"
+#include "daydream/Support/ToolInit.h"
 #include "daydream/Synth/KinetoWriter.h"
 #include "daydream/Synth/Synth.h"
-#include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"
 #include "daydream/Tools/ToolSupport.h"
 

@@ -51,9 +51,9 @@ struct Options {
   cl::opt<std::string> Program{cl::Positional, cl::desc("-- <command>"),
                                cl::cat(Category)};
   cl::list<std::string> Args{cl::ConsumeAfter, cl::desc("<arguments>...")};
-  cl::opt<std::string> Output{"o", cl::desc("Output .ddir file ('-' for stdout)"),
-                              cl::value_desc("file"), cl::Required,
-                              cl::cat(Category)};
+  cl::opt<std::string> Output{
+      "o", cl::desc("Output .ddir file ('-' for stdout)"),
+      cl::value_desc("file"), cl::Required, cl::cat(Category)};
   cl::opt<bool> Text{"S", cl::desc("Write the text form instead of binary"),
                      cl::cat(Category)};
   cl::opt<bool> Force{"f", cl::desc("Write binary even to a terminal"),
@@ -81,9 +81,8 @@ struct Options {
                                 "MEMORY2; slower)"),
                        cl::cat(Category)};
   cl::opt<std::string> Cupti{
-      "cupti", cl::desc("The CUPTI library to load"),
-      cl::value_desc("path"), cl::init(DAYDREAM_CUPTI_LIBRARY),
-      cl::cat(Category)};
+      "cupti", cl::desc("The CUPTI library to load"), cl::value_desc("path"),
+      cl::init(DAYDREAM_CUPTI_LIBRARY), cl::cat(Category)};
   cl::opt<std::string> Injection{
       "injection",
       cl::desc("The injection library (default: lib/libddtrace.so beside "
@@ -104,10 +103,10 @@ llvm::Error fail(const llvm::Twine &Msg) {
 llvm::Error checkWindow(llvm::StringRef W) {
   auto [First, Last] = W.split(':');
   unsigned F, L;
-  if (!W.contains(':') || First.getAsInteger(10, F) ||
-      Last.getAsInteger(10, L))
+  if (!W.contains(':') || First.getAsInteger(10, F) || Last.getAsInteger(10, L))
     return fail("-window: expected FIRST:LAST (iteration numbers, from 0), "
-                "got '" + W + "'");
+                "got '" +
+                W + "'");
   if (F > L)
     return fail("-window: FIRST (" + llvm::Twine(F) + ") is after LAST (" +
                 llvm::Twine(L) + ")");
@@ -119,8 +118,8 @@ llvm::Error checkWindow(llvm::StringRef W) {
 std::string defaultInjectionPath(const char *Argv0) {
   std::string Exe = llvm::sys::fs::getMainExecutable(
       Argv0, reinterpret_cast<void *>(&ddTraceMain));
-  llvm::SmallString<256> Path(llvm::sys::path::parent_path(
-      llvm::sys::path::parent_path(Exe)));
+  llvm::SmallString<256> Path(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(Exe)));
   llvm::sys::path::append(Path, "lib", "libddtrace.so");
   return std::string(Path);
 }
@@ -135,7 +134,8 @@ llvm::Error checkCupti(llvm::StringRef Path) {
   bool IsCupti = dlsym(H, "cuptiActivityEnable") != nullptr;
   dlclose(H);
   if (!IsCupti)
-    return fail("'" + Path + "' is not a CUPTI library (no "
+    return fail("'" + Path +
+                "' is not a CUPTI library (no "
                 "cuptiActivityEnable)");
   return llvm::Error::success();
 }
@@ -283,11 +283,11 @@ llvm::Expected<Graph> lowerRecords(const std::vector<std::string> &Files,
 void printSummary(const Options &Opt, size_t Processes, const ImportStats &In,
                   const LoweringStats &L) {
   llvm::errs() << Tool << ": traced '" << Opt.Program << "': " << Processes
-               << (Processes == 1 ? " process, " : " processes, ")
-               << In.Events << " records (" << In.DroppedRecords
-               << " dropped) -> " << L.Tasks << " tasks on " << L.Lanes
-               << " lanes, " << L.Edges << " edges, " << L.Iterations
-               << " iterations; " << L.UnmatchedActivities
+               << (Processes == 1 ? " process, " : " processes, ") << In.Events
+               << " records (" << In.DroppedRecords << " dropped) -> "
+               << L.Tasks << " tasks on " << L.Lanes << " lanes, " << L.Edges
+               << " edges, " << L.Iterations << " iterations; "
+               << L.UnmatchedActivities
                << " GPU activities without a launch; CUPTI's own overhead "
                << llvm::format("%.3f ms", double(In.TracerOverheadNs) / 1e6)
                << "\n";
@@ -320,8 +320,8 @@ int dd::ddTraceMain(int Argc, char **Argv) {
   std::string Injection =
       Opt.Injection.empty() ? defaultInjectionPath(Argv[0]) : Opt.Injection;
   if (!llvm::sys::fs::exists(Injection))
-    return reportError(Tool, "cannot find the injection library '" +
-                                 Injection + "' (give it with -injection=)");
+    return reportError(Tool, "cannot find the injection library '" + Injection +
+                                 "' (give it with -injection=)");
   if (llvm::Error E = checkCupti(Opt.Cupti))
     return reportError(Tool, std::move(E));
 
@@ -338,8 +338,9 @@ int dd::ddTraceMain(int Argc, char **Argv) {
   if (!Status)
     return reportError(Tool, Status.takeError());
   if (*Status != 0)
-    reportWarning(Tool, "'" + Opt.Program + "' exited with status " + llvm::Twine(*Status) +
-         "; writing what was recorded");
+    reportWarning(Tool, "'" + Opt.Program + "' exited with status " +
+                            llvm::Twine(*Status) +
+                            "; writing what was recorded");
 
   std::vector<std::string> Files = recordFiles(*Dir);
   if (Files.empty())

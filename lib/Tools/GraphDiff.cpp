@@ -86,8 +86,7 @@ std::string formatChange(double A, double B) {
 
 } // namespace
 
-GraphDiff dd::diffRuns(const RunView &A, const RunView &B,
-                       unsigned TopLayers) {
+GraphDiff dd::diffRuns(const RunView &A, const RunView &B, unsigned TopLayers) {
   GraphDiff D;
   D.LabelA = A.label();
   D.LabelB = B.label();
@@ -136,14 +135,14 @@ void dd::printGraphDiffText(const GraphDiff &D, llvm::raw_ostream &OS) {
        << formatChange(D.IterationA, D.IterationB) << ")\n";
   auto Table = [&](llvm::StringRef Title, llvm::ArrayRef<DiffRow> Rows) {
     OS << "\n"
-       << llvm::formatv("{0,-40} {1,14} {2,14} {3,9}\n", Title,
-                        "A per iter", "B per iter", "change");
+       << llvm::formatv("{0,-40} {1,14} {2,14} {3,9}\n", Title, "A per iter",
+                        "B per iter", "change");
     for (const DiffRow &R : Rows) {
       if (R.TasksA == 0 && R.TasksB == 0)
         continue;
       llvm::StringRef Key = R.Key;
-      std::string Shown = Key.size() > 40 ? "..." + Key.take_back(37).str()
-                                          : Key.str();
+      std::string Shown =
+          Key.size() > 40 ? "..." + Key.take_back(37).str() : Key.str();
       OS << llvm::formatv("{0,-40} {1,14} {2,14} {3,9}\n", Shown,
                           formatDuration(R.A), formatDuration(R.B),
                           formatChange(R.A, R.B));

@@ -46,8 +46,8 @@ llvm::StringRef takeUtf8Prefix(llvm::StringRef S, size_t N) {
 }
 
 const char *const ClassNames[NumGpuActivityClasses] = {
-    "backward", "forward", "optimizer", "other GPU work", "communication",
-    "idle"};
+    "backward",       "forward",       "optimizer",
+    "other GPU work", "communication", "idle"};
 const char *const ClassColors[NumGpuActivityClasses] = {
     "#d95f02", "#1b9e77", "#7570b3", "#a6761d", "#e7298a", "#d9d9d9"};
 
@@ -138,7 +138,8 @@ void SvgPlot::pickKernels(unsigned Top) {
 }
 
 void SvgPlot::phases(llvm::raw_ostream &OS, int &Y) {
-  text(OS, 20, Y, "Run time by what the GPUs were doing", " font-weight=\"bold\"");
+  text(OS, 20, Y, "Run time by what the GPUs were doing",
+       " font-weight=\"bold\"");
   Y += 16;
   int64_t Longest =
       std::max<int64_t>({Runs[0]->makespan(), Runs[1]->makespan(), 1});
@@ -221,9 +222,8 @@ TimeBreakdown dd::breakDownTime(const RunView &Run) {
     Points.push_back({Run.start(T), uint8_t(C), +1});
     Points.push_back({Run.end(T), uint8_t(C), -1});
   }
-  std::sort(Points.begin(), Points.end(), [](const Point &A, const Point &B) {
-    return A.Time < B.Time;
-  });
+  std::sort(Points.begin(), Points.end(),
+            [](const Point &A, const Point &B) { return A.Time < B.Time; });
   TimeBreakdown Out{};
   int64_t Active[NumGpuActivityClasses] = {};
   int64_t Busy = 0;
@@ -239,7 +239,8 @@ TimeBreakdown dd::breakDownTime(const RunView &Run) {
         break;
       }
   }
-  Out[size_t(GpuActivityClass::Idle)] = std::max<int64_t>(0, Run.makespan() - Busy);
+  Out[size_t(GpuActivityClass::Idle)] =
+      std::max<int64_t>(0, Run.makespan() - Busy);
   return Out;
 }
 

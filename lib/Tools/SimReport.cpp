@@ -72,11 +72,11 @@ void printHeadlineText(const SimHeadline &H, int64_t MakespanNs,
     OS << "\n";
   }
   if (H.CommunicationNs > 0)
-    OS << llvm::formatv("communication overlapped with compute: {0:f1}% of "
-                        "{1}\n",
-                        100 * shareOf(H.OverlappedCommunicationNs,
-                                      H.CommunicationNs),
-                        Fmt(H.CommunicationNs));
+    OS << llvm::formatv(
+        "communication overlapped with compute: {0:f1}% of "
+        "{1}\n",
+        100 * shareOf(H.OverlappedCommunicationNs, H.CommunicationNs),
+        Fmt(H.CommunicationNs));
 }
 
 llvm::json::Object headlineJson(const SimHeadline &H, int64_t MakespanNs) {
@@ -199,10 +199,10 @@ void dd::printSimReportJson(const Graph &G, const SimResult &R,
       {"policy", Info.PolicyName},
       {"tasks", int64_t(G.numTasks() + (Sym ? Sym->RemovedTasks : 0))},
       {"edges", int64_t(G.countLiveEdges() + (Sym ? Sym->RemovedEdges : 0))},
-                          {"predicted_ns", R.MakespanNs},
-                          {"origin_ns", R.OriginNs},
-                          {"iterations", std::move(Iterations)},
-                          {"lanes", std::move(Lanes)}};
+      {"predicted_ns", R.MakespanNs},
+      {"origin_ns", R.OriginNs},
+      {"iterations", std::move(Iterations)},
+      {"lanes", std::move(Lanes)}};
   if (Info.Headline)
     Root["headline"] = headlineJson(*Info.Headline, R.MakespanNs);
   if (Sym) {

@@ -11,7 +11,6 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 
-
 using namespace dd;
 
 namespace {
@@ -88,9 +87,8 @@ void TimelineWriter::run(const RunView &Run, int Pid) {
   metadata(Pid, -1, "process_name", Run.label(), 0);
   metadata(Pid, -1, "process_sort_index", "", Pid);
   for (LaneId L = 0; L != G.numLanes(); ++L) {
-    std::string Name = (toString(G.lane(L).Kind) + ": " +
-                        G.str(G.lane(L).Name))
-                           .str();
+    std::string Name =
+        (toString(G.lane(L).Kind) + ": " + G.str(G.lane(L).Name)).str();
     metadata(Pid, L, "thread_name", Name, 0);
     metadata(Pid, L, "thread_sort_index", "", L);
   }

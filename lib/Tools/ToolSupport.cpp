@@ -24,7 +24,6 @@
 
 using namespace dd;
 
-
 void dd::keepFreedMemory() {
 #ifdef __GLIBC__
   mallopt(M_MMAP_MAX, 0);

@@ -130,8 +130,18 @@ double prod(llvm::ArrayRef<double> D) {
   return P;
 }
 
-enum class Formula { None, Mm, Addmm, Bmm, Baddbmm, Matmul, Linear, Conv,
-                     ConvBackward, Attention };
+enum class Formula {
+  None,
+  Mm,
+  Addmm,
+  Bmm,
+  Baddbmm,
+  Matmul,
+  Linear,
+  Conv,
+  ConvBackward,
+  Attention
+};
 
 Formula formulaOf(StringRef Name) {
   return llvm::StringSwitch<Formula>(Name)
@@ -168,8 +178,7 @@ OpWork gemm(double Batch, double M, double K, double N, double InBytes,
   return W;
 }
 
-llvm::Optional<OpWork> workOf(Formula F,
-                                   const llvm::SmallVectorImpl<Arg> &A) {
+llvm::Optional<OpWork> workOf(Formula F, const llvm::SmallVectorImpl<Arg> &A) {
   double In = 0;
   for (const Arg &X : A)
     if (X.IsTensor)
@@ -236,10 +245,10 @@ llvm::Optional<OpWork> workOf(Formula F,
         A[1].Dims.size() == A[2].Dims.size()) {
       llvm::ArrayRef<double> Wt = A[2].Dims;
       bool First = A[0].Dims[1] == Wt[0], Second = A[1].Dims[1] == Wt[0];
-      const Arg &Grad = First && Second ? (A[0].Numel <= A[1].Numel ? A[0]
-                                                                    : A[1])
-                        : Second        ? A[1]
-                                        : A[0];
+      const Arg &Grad = First && Second
+                            ? (A[0].Numel <= A[1].Numel ? A[0] : A[1])
+                        : Second ? A[1]
+                                 : A[0];
       OpWork W;
       W.Flops = 2 * 2 * Grad.Numel * prod(Wt.drop_front(1));
       // Reads all three, writes the input's and weight's gradients.

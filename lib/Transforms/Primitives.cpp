@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "daydream/IR/TaskFieldBounds.h"
 #include "daydream/Transforms/Primitives.h"
 #include "daydream/IR/Graph.h"
+#include "daydream/IR/TaskFieldBounds.h"
 
 #include "llvm/ADT/Optional.h"
 #include "llvm/ADT/STLExtras.h"

@@ -1,7 +1,7 @@
 //===- Roofline.cpp - How a kernel's time moves with the roofs ------------===//
 
-#include "daydream/IR/TaskFieldBounds.h"
 #include "daydream/Transforms/Roofline.h"
+#include "daydream/IR/TaskFieldBounds.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,8 +15,8 @@ double dd::rooflineFactor(double Flops, double Bytes, double PeakTflops,
     return std::numeric_limits<double>::quiet_NaN();
   // Seconds under each roof (the units cancel in the ratio).
   double X = PeakTflops > 0 ? std::max(0.0, Flops) / (PeakTflops * 1e12) : 0;
-  double Y = BandwidthGBps > 0 ? std::max(0.0, Bytes) / (BandwidthGBps * 1e9)
-                               : 0;
+  double Y =
+      BandwidthGBps > 0 ? std::max(0.0, Bytes) / (BandwidthGBps * 1e9) : 0;
   double Old = std::max(X, Y);
   if (!(Old > 0))
     return std::numeric_limits<double>::quiet_NaN();

@@ -43,9 +43,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   auto Counts = [](const TraceModel &T) {
     return std::make_tuple(T.Stats.Events, T.Stats.SkippedOther,
                            T.Stats.MissingFields, T.Ranges.size(),
-                           T.Calls.size(), T.Activities.size(),
-                           T.Syncs.size(), T.Memory.size(),
-                           T.Threads.size(), T.Streams.size());
+                           T.Calls.size(), T.Activities.size(), T.Syncs.size(),
+                           T.Memory.size(), T.Threads.size(), T.Streams.size());
   };
   if (Counts(*M) != Counts(*P)) {
     llvm::errs() << "whole and in pieces read different models\n";

@@ -1,4 +1,5 @@
-//===- IRTestUtil.h - Graphs to and from text and bytes, in tests -*- C++ -*-===//
+//===- IRTestUtil.h - Graphs to and from text and bytes, in tests -*- C++
+//-*-===//
 //
 // Shared by the IR and Sim tests: each helper reports a failure to
 // GoogleTest instead of returning an error.

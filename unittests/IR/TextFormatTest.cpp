@@ -191,8 +191,7 @@ Graph makeAwkwardGraph() {
   D.PeakBf16Tflops = -1e-300;
   D.MemoryBandwidthGBps = -std::numeric_limits<double>::infinity();
   M.Devices.push_back(D);
-  M.Ranks.push_back(
-      RankInfo{std::numeric_limits<int32_t>::max(), 0, AllBytes});
+  M.Ranks.push_back(RankInfo{std::numeric_limits<int32_t>::max(), 0, AllBytes});
 
   Lane Cpu;
   Cpu.Name = G.intern(AllBytes);
@@ -212,8 +211,7 @@ Graph makeAwkwardGraph() {
 
   LayerId Root = G.addLayer(Layer{G.intern("root"), NoId});
   G.addLayer(Layer{G.intern("child"), Root});
-  G.iterationsMut().push_back(
-      Iteration{-MaxStartNs, 0, G.intern("it")});
+  G.iterationsMut().push_back(Iteration{-MaxStartNs, 0, G.intern("it")});
 
   Task T;
   T.Name = G.intern("a");
@@ -368,8 +366,7 @@ TEST(TextFormatTest, ErrorMessages) {
             "2:1: 'counts' promises 0 tasks but the file holds 1");
   EXPECT_EQ(Err("counts tasks=0\ncounts tasks=0\n"),
             "4:1: duplicate 'counts' statement");
-  EXPECT_EQ(Err("counts tasks=x\n"),
-            "3:14: expected an integer, found 'x'");
+  EXPECT_EQ(Err("counts tasks=x\n"), "3:14: expected an integer, found 'x'");
   EXPECT_EQ(Err("tsak %0\n"), "3:1: unknown statement 'tsak'");
   EXPECT_EQ(Err("%0 cpu-op\n"), "3:1: expected a statement, found '%0'");
   EXPECT_EQ(Err("task %0 kernal @0 \"k\" start=0 dur=1\n"),

@@ -55,10 +55,8 @@ TEST(CuptiModelBuilderTest, EveryRecordKindLandsInTheModel) {
   EXPECT_EQ(callNamed(M, "cuLaunchKernel").Kind, ApiKind::Launch);
   EXPECT_EQ(callNamed(M, "cudaMemcpyAsync").Kind, ApiKind::Memcpy);
   EXPECT_EQ(callNamed(M, "cudaEventRecord").Kind, ApiKind::EventRecord);
-  EXPECT_EQ(callNamed(M, "cudaStreamWaitEvent").Kind,
-            ApiKind::StreamWaitEvent);
-  EXPECT_EQ(callNamed(M, "cudaDeviceSynchronize").Kind,
-            ApiKind::DeviceSync);
+  EXPECT_EQ(callNamed(M, "cudaStreamWaitEvent").Kind, ApiKind::StreamWaitEvent);
+  EXPECT_EQ(callNamed(M, "cudaDeviceSynchronize").Kind, ApiKind::DeviceSync);
   EXPECT_EQ(callNamed(M, "cudaLaunchKernel").Correlation, 2u);
 
   // One thread, named by its NAME record; two streams of device 0.
@@ -129,15 +127,14 @@ TEST(CuptiModelBuilderTest, LowersToTheSameRulesAsEveryImporter) {
   ASSERT_FALSE(bool(E)) << llvm::toString(std::move(E));
 
   EdgeSet Edges = edges(*G);
-  EXPECT_TRUE(Edges.count(
-      {"cudaLaunchKernel", "sgemm_128x64", EdgeKind::Launch}));
-  EXPECT_TRUE(Edges.count({"cuLaunchKernel",
-                           "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
-                           EdgeKind::Launch}));
+  EXPECT_TRUE(
+      Edges.count({"cudaLaunchKernel", "sgemm_128x64", EdgeKind::Launch}));
+  EXPECT_TRUE(
+      Edges.count({"cuLaunchKernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                   EdgeKind::Launch}));
   // The all-reduce on stream 13 waits for the event recorded on stream 7
   // after the memset, the last work launched there.
-  EXPECT_TRUE(Edges.count({"Memset",
-                           "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+  EXPECT_TRUE(Edges.count({"Memset", "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
                            EdgeKind::CrossStream}));
   // The device synchronize waits for the last GPU work.
   EXPECT_TRUE(Edges.count({"ncclDevKernel_AllReduce_Sum_f32_RING_LL",

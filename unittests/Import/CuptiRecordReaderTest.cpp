@@ -38,8 +38,8 @@ WrittenFile writeFixture(const CuptiRecordsFixture &F, uint64_t Dropped = 0,
                          bool End = true, bool Window = false) {
   WrittenFile W;
   int FD;
-  EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("fixture", "ddrec", FD,
-                                                  W.Path));
+  EXPECT_FALSE(
+      llvm::sys::fs::createTemporaryFile("fixture", "ddrec", FD, W.Path));
   ::close(FD);
   W.Remove = std::make_unique<llvm::FileRemover>(W.Path);
   trace::CuptiRecordWriter Writer;
@@ -105,8 +105,8 @@ TEST(CuptiRecordReaderTest, StringsAreWrittenOnce) {
   // A kernel name repeated every iteration costs one String frame.
   CuptiRecordsFixture Once, Twice;
   Twice.kernel("sgemm_128x64", 7, 40000, 41000, 9);
-  size_t Grown = writeFixture(Twice).Bytes.size() -
-                 writeFixture(Once).Bytes.size();
+  size_t Grown =
+      writeFixture(Twice).Bytes.size() - writeFixture(Once).Bytes.size();
   EXPECT_EQ(Grown, sizeof(trace::FrameHeader) + sizeof(trace::KernelRecord));
 }
 
@@ -184,8 +184,9 @@ TEST(CuptiRecordReaderTest, CorruptFilesAreErrorsWithAnOffset) {
   EXPECT_EQ(readError(OtherVersion), "no error");
   std::string OtherLayout = Good;
   OtherLayout[32] ^= 1; // LayoutSignature
-  EXPECT_NE(readError(OtherLayout).find("whose records are laid out "
-                                        "differently from this build's"),
+  EXPECT_NE(readError(OtherLayout)
+                .find("whose records are laid out "
+                      "differently from this build's"),
             std::string::npos)
       << readError(OtherLayout);
 

@@ -123,8 +123,7 @@ struct CuptiRecordsFixture {
     Records.push_back(raw(R));
   }
 
-  void range(uint32_t RangeId, const char *Name, uint64_t Start,
-             uint64_t End) {
+  void range(uint32_t RangeId, const char *Name, uint64_t Start, uint64_t End) {
     marker(RangeId, CUPTI_ACTIVITY_FLAG_MARKER_START, Start, Name);
     marker(RangeId, CUPTI_ACTIVITY_FLAG_MARKER_END, End, nullptr);
   }
@@ -157,7 +156,6 @@ struct CuptiRecordsFixture {
     N.objectId.pt.threadId = Tid;
     N.name = "trainer";
     Records.push_back(raw(N));
-
   }
 
   void buildWork() {
@@ -195,14 +193,14 @@ struct CuptiRecordsFixture {
         CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
         "cudaLaunchKernel_v7000", 2000, 7000, 2);
     api(CUPTI_ACTIVITY_KIND_RUNTIME,
-        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
-        "cudaMemcpyAsync_v3020", 7100, 7600, 3);
+        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, "cudaMemcpyAsync_v3020",
+        7100, 7600, 3);
     api(CUPTI_ACTIVITY_KIND_RUNTIME,
-        CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
-        "cudaMemsetAsync_v3020", 7700, 7900, 4);
+        CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020, "cudaMemsetAsync_v3020",
+        7700, 7900, 4);
     api(CUPTI_ACTIVITY_KIND_RUNTIME,
-        CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,
-        "cudaEventRecord_v3020", 8000, 8300, 5);
+        CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, "cudaEventRecord_v3020",
+        8000, 8300, 5);
     api(CUPTI_ACTIVITY_KIND_RUNTIME,
         CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
         "cudaStreamWaitEvent_v3020", 8400, 8600, 6);

@@ -142,8 +142,10 @@ TEST(KinetoPiecesTest, BoundariesInsideStringsAndNestedArgs) {
   // read whole instead, with the same model.
   std::string Tricky;
   for (unsigned I = 0; I < 6; ++I) {
-    Tricky += R"J({"ph": "X", "cat": "cpu_op", "name": "a},{b}, {c", "pid": 1, "tid": 2, "ts": 1, "dur": 2, "args": {"list": [{"x": 1}, {"y": "},{"}, {"z": [{}, {}]}]}},)J";
-    Tricky += R"J({"ph": "X", "cat": "kernel", "name": "k}\"},{", "pid": 0, "tid": 7, "ts": 3, "dur": 4, "args": {"stream": 7, "correlation": 5, "nested": [{"a": {}}, {"b": {}}]}},)J";
+    Tricky +=
+        R"J({"ph": "X", "cat": "cpu_op", "name": "a},{b}, {c", "pid": 1, "tid": 2, "ts": 1, "dur": 2, "args": {"list": [{"x": 1}, {"y": "},{"}, {"z": [{}, {}]}]}},)J";
+    Tricky +=
+        R"J({"ph": "X", "cat": "kernel", "name": "k}\"},{", "pid": 0, "tid": 7, "ts": 3, "dur": 4, "args": {"stream": 7, "correlation": 5, "nested": [{"a": {}}, {"b": {}}]}},)J";
   }
   Tricky += Events[1];
   expectSameInPieces(trace("", Tricky, ""));
@@ -154,8 +156,8 @@ TEST(KinetoPiecesTest, BoundariesInsideStringsAndNestedArgs) {
 TEST(KinetoPiecesTest, TraceEventsKeyInsideMetadata) {
   // The first "traceEvents" in the text is not the events array: the
   // piece-wise parse must notice and read the trace whole.
-  std::string Json = trace(R"J("meta": {"traceEvents": [{"a": 1}, {"b": 2}]}, )J",
-                           repeated(3), "");
+  std::string Json = trace(
+      R"J("meta": {"traceEvents": [{"a": 1}, {"b": 2}]}, )J", repeated(3), "");
   expectSameInPieces(Json);
   uint64_t Pieces = 0;
   readWith(Json, 7, &Pieces);
@@ -194,9 +196,9 @@ TEST(KinetoPiecesTest, RandomTraces) {
         List += Separators[Rng() % 4];
       List += Events[Rng() % (sizeof(Events) / sizeof(Events[0]))];
     }
-    expectSameInPieces(trace(R"J("schemaVersion": 1, )J", List,
-                             Rng() % 2 ? R"J(, "baseTimeNanoseconds": 7)J"
-                                       : ""));
+    expectSameInPieces(
+        trace(R"J("schemaVersion": 1, )J", List,
+              Rng() % 2 ? R"J(, "baseTimeNanoseconds": 7)J" : ""));
   }
 }
 

@@ -47,9 +47,9 @@ TEST_F(PipelineTest, EveryBuiltinPassPrintsWhatParsesBack) {
       {"straggler", "rank=0"}};
   for (const PassInfo *Info : R.passes()) {
     auto It = Required.find(Info->Name);
-    std::string P = roundTrip(It == Required.end()
-                                  ? Info->Name
-                                  : Info->Name + "{" + It->second + "}");
+    std::string P =
+        roundTrip(It == Required.end() ? Info->Name
+                                       : Info->Name + "{" + It->second + "}");
     ASSERT_EQ(P.rfind("error:", 0), std::string::npos)
         << Info->Name << ": " << P;
     EXPECT_EQ(roundTrip(P), P) << Info->Name;
@@ -90,10 +90,11 @@ TEST_F(PipelineTest, Errors) {
   EXPECT_EQ(roundTrip("scale-tasks{} x"),
             "error: invalid pipeline 'scale-tasks{} x': unexpected text after "
             "'}'");
-  EXPECT_EQ(roundTrip("remove-tasks"),
-            "error: pass 'remove-tasks': give at least one of kind=, phase=, "
-            "name=, lane=, layer=, within=, class=, min-bytes= (it would remove "
-            "every task)");
+  EXPECT_EQ(
+      roundTrip("remove-tasks"),
+      "error: pass 'remove-tasks': give at least one of kind=, phase=, "
+      "name=, lane=, layer=, within=, class=, min-bytes= (it would remove "
+      "every task)");
   EXPECT_EQ(roundTrip("print<stats>{json}"),
             "error: pass 'print<stats>': expected key=value, found 'json'");
 }

@@ -45,12 +45,14 @@ void buildJob(Graph &G, const Program &P, unsigned Ranks, int Odd,
   std::vector<TaskId> Barriers;
   for (size_t I = 0; I != P.Barrier.size(); ++I)
     if (P.Barrier[I])
-      Barriers.push_back(addTask(G, Coll, "all_reduce", 0, 7,
-                                 TaskKind::Collective));
+      Barriers.push_back(
+          addTask(G, Coll, "all_reduce", 0, 7, TaskKind::Collective));
   for (unsigned R = 0; R != Ranks; ++R) {
-    LaneId Cpu = addLane(G, "main"), Gpu = addLane(G, "stream", LaneKind::GpuStream);
+    LaneId Cpu = addLane(G, "main"),
+           Gpu = addLane(G, "stream", LaneKind::GpuStream);
     G.lane(Cpu).Rank = G.lane(Gpu).Rank = int32_t(R);
-    G.iterationsMut().push_back(Iteration{0, 1000, G.intern("step"), int32_t(R)});
+    G.iterationsMut().push_back(
+        Iteration{0, 1000, G.intern("step"), int32_t(R)});
     size_t B = 0;
     int64_t T = 0;
     for (size_t I = 0; I != P.CpuDur.size(); ++I) {

@@ -36,7 +36,8 @@ struct FakeCupti {
   CUpti_CallbackFunc Callback = nullptr;
   void *UserData = nullptr;
   bool Subscribed = false;
-  CUpti_ActivityThreadIdType ThreadIdType = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
+  CUpti_ActivityThreadIdType ThreadIdType =
+      CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
   std::set<CUpti_CallbackId> NvtxCallbacks;
   std::set<CUpti_ActivityKind> Enabled;
 

@@ -17,32 +17,59 @@ TEST(KernelClassTest, RealKernelNames) {
     KernelClass Class;
   } Cases[] = {
       {"volta_sgemm_128x64_nn", KernelClass::Gemm},
-      {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", KernelClass::Gemm},
+      {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64",
+       KernelClass::Gemm},
       {"nvjet_tst_128x256_64x4_1x2_h_bz_coopA_TNT", KernelClass::Gemm},
-      {"ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_tn", KernelClass::Gemm},
+      {"ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_tn",
+       KernelClass::Gemm},
       {"volta_scudnn_128x64_relu_interior_nn_v1", KernelClass::Convolution},
-      {"sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nhwc", KernelClass::Convolution},
-      {"void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>", KernelClass::Normalization},
-      {"void at::native::batch_norm_collect_statistics_kernel<...>", KernelClass::Normalization},
-      {"void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float>", KernelClass::Normalization},
-      {"void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>", KernelClass::Elementwise},
-      {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float>>", KernelClass::Reduction},
-      {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>", KernelClass::Reduction},
+      {"sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nhwc",
+       KernelClass::Convolution},
+      {"void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>",
+       KernelClass::Normalization},
+      {"void at::native::batch_norm_collect_statistics_kernel<...>",
+       KernelClass::Normalization},
+      {"void at::native::(anonymous "
+       "namespace)::vectorized_layer_norm_kernel<float>",
+       KernelClass::Normalization},
+      {"void at::native::vectorized_elementwise_kernel<4, "
+       "at::native::AddFunctor<float>>",
+       KernelClass::Elementwise},
+      {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float>>",
+       KernelClass::Reduction},
+      {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>",
+       KernelClass::Reduction},
       // ROCm: Tensile GEMMs, MIOpen, Triton attention (toy_mi250_rocm and
       // the libraries' naming).
-      {"Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x32_MI16x16x1_SN", KernelClass::Gemm},
-      {"igemm_fwd_gtc_gfx90a_nhwc_fp16_bx0_ex1_bt128x128x32", KernelClass::Convolution},
+      {"Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x32_MI16x16x1_SN",
+       KernelClass::Gemm},
+      {"igemm_fwd_gtc_gfx90a_nhwc_fp16_bx0_ex1_bt128x128x32",
+       KernelClass::Convolution},
       {"MIOpenBatchNormFwdTrainSpatial", KernelClass::Normalization},
       {"attn_fwd", KernelClass::Gemm},
       // Inductor: the prefix decides, not the fused ops' names.
       {"triton_poi_fused_convolution_relu_0", KernelClass::Elementwise},
       {"triton_red_fused__to_copy_add_sum_1", KernelClass::Reduction},
       {"triton_tem_fused_mm_0", KernelClass::Gemm},
-      {"void at::native::multi_tensor_apply_kernel<at::native::FusedAdamMathFunctor>", KernelClass::Optimizer},
-      {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", KernelClass::Communication},
+      {"void "
+       "at::native::multi_tensor_apply_kernel<at::native::"
+       "FusedAdamMathFunctor>",
+       KernelClass::Optimizer},
+      {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<"
+       "4096ul>)",
+       KernelClass::Communication},
       {"triton_poi_fused_add_relu_0", KernelClass::Elementwise},
-      {"void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >", KernelClass::Elementwise},
-      {"void at::native::multi_tensor_apply_kernel<at::native::LambFunctor<float>>", KernelClass::Optimizer},
+      {"void at::native::vectorized_elementwise_kernel<4, "
+       "at::native::(anonymous "
+       "namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, "
+       "c10::Scalar, "
+       "at::native::detail::ClampLimits)::{lambda()#1}::operator()() "
+       "const::{lambda()#7}::operator()() const::{lambda(float)#1}, "
+       "at::detail::Array<char*, 2> >",
+       KernelClass::Elementwise},
+      {"void "
+       "at::native::multi_tensor_apply_kernel<at::native::LambFunctor<float>>",
+       KernelClass::Optimizer},
       {"some_custom_kernel", KernelClass::Other},
   };
   for (const Case &C : Cases)

@@ -15,8 +15,9 @@ namespace {
 
 TEST(OpWorkTest, Gemms) {
   // addmm(bias [1000], [32, 2048], [2048, 1000]): 2 x 32 x 2048 x 1000.
-  auto W = formulaWork("aten::addmm", "[[1000], [32, 2048], [2048, 1000], [], []]",
-                       R"(["float", "float", "float", "Int", "Int"])");
+  auto W =
+      formulaWork("aten::addmm", "[[1000], [32, 2048], [2048, 1000], [], []]",
+                  R"(["float", "float", "float", "Int", "Int"])");
   ASSERT_TRUE(W);
   EXPECT_DOUBLE_EQ(W->Flops, 2.0 * 32 * 2048 * 1000);
   // Inputs 1000 + 65536 + 2048000 floats, output 32000.
@@ -34,7 +35,8 @@ TEST(OpWorkTest, Gemms) {
   EXPECT_DOUBLE_EQ(W->Flops, 2.0 * 16 * 13 * 256);
   EXPECT_DOUBLE_EQ(W->Bytes, 2.0 * (16 * 13 + 256 * 13 + 256 + 16 * 256));
   // matmul broadcasts a batch: [8, 4, 5] x [5, 6].
-  W = formulaWork("aten::matmul", "[[8, 4, 5], [5, 6]]", R"(["float", "float"])");
+  W = formulaWork("aten::matmul", "[[8, 4, 5], [5, 6]]",
+                  R"(["float", "float"])");
   ASSERT_TRUE(W);
   EXPECT_DOUBLE_EQ(W->Flops, 2.0 * 8 * 4 * 5 * 6);
 }
@@ -42,30 +44,34 @@ TEST(OpWorkTest, Gemms) {
 TEST(OpWorkTest, Convolutions) {
   // The ResNet stem: [32, 3, 224, 224] * [64, 3, 7, 7], output taken at the
   // input's spatial size (stride unknown): 2 x 32 x 64 x 224^2 x 3 x 49.
-  auto W = formulaWork("aten::cudnn_convolution",
-                       "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]",
-                       R"(["float", "float", "GenericList"])");
+  auto W = formulaWork(
+      "aten::cudnn_convolution",
+      "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]",
+      R"(["float", "float", "GenericList"])");
   ASSERT_TRUE(W);
   EXPECT_DOUBLE_EQ(W->Flops, 2.0 * 32 * 64 * 224 * 224 * 3 * 49);
   // Backward with the input first (cudnn_convolution_backward): the
   // grad_output is the argument with the weight's 2048 output channels.
-  W = formulaWork("aten::cudnn_convolution_backward",
-                  "[[32, 512, 7, 7], [32, 2048, 7, 7], [2048, 512, 1, 1], [], []]",
-                  R"(["float", "float", "float"])");
+  W = formulaWork(
+      "aten::cudnn_convolution_backward",
+      "[[32, 512, 7, 7], [32, 2048, 7, 7], [2048, 512, 1, 1], [], []]",
+      R"(["float", "float", "float"])");
   ASSERT_TRUE(W);
   EXPECT_DOUBLE_EQ(W->Flops, 4.0 * 32 * 2048 * 49 * 512);
   // The same with grad_output first (aten::convolution_backward).
-  auto W2 = formulaWork("aten::convolution_backward",
-                        "[[32, 2048, 7, 7], [32, 512, 7, 7], [2048, 512, 1, 1], []]",
-                        R"(["float", "float", "float"])");
+  auto W2 =
+      formulaWork("aten::convolution_backward",
+                  "[[32, 2048, 7, 7], [32, 512, 7, 7], [2048, 512, 1, 1], []]",
+                  R"(["float", "float", "float"])");
   ASSERT_TRUE(W2);
   EXPECT_DOUBLE_EQ(W2->Flops, W->Flops);
 }
 
 TEST(OpWorkTest, AttentionAndTheMemoryRule) {
-  auto W = formulaWork("aten::_scaled_dot_product_flash_attention",
-                       "[[2, 8, 128, 64], [2, 8, 256, 64], [2, 8, 256, 64]]",
-                       R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])");
+  auto W =
+      formulaWork("aten::_scaled_dot_product_flash_attention",
+                  "[[2, 8, 128, 64], [2, 8, 256, 64], [2, 8, 256, 64]]",
+                  R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])");
   ASSERT_TRUE(W);
   EXPECT_DOUBLE_EQ(W->Flops, 4.0 * 2 * 8 * 128 * 256 * 64);
   // add_ of two [32, 256, 56, 56] floats: two read, one written.
@@ -86,7 +92,6 @@ TEST(OpWorkTest, AttentionAndTheMemoryRule) {
   EXPECT_FALSE(memoryWork("[[3, x]]", R"(["float"])"));
   EXPECT_FALSE(memoryWork("[[3, 4]", R"(["float"])"));
 }
-
 
 TEST(OpWorkTest, InputElements) {
   // A tensor, a scalar, an empty tensor, a TensorList: what autocast casts.

@@ -125,7 +125,8 @@ TEST(PrimitivesTest, InsertTaskWithEdgesAndMove) {
   TaskId N = insertTask(G, New, A, X, {K}, {Y}, EdgeKind::Sync);
   EXPECT_EQ(G.nextOnLane(X), N);
   EXPECT_EQ(G.nextOnLane(N), Y);
-  EXPECT_EQ(liveEdges(G), EdgeSet({{K, N, EdgeKind::Sync}, {N, Y, EdgeKind::Sync}}));
+  EXPECT_EQ(liveEdges(G),
+            EdgeSet({{K, N, EdgeKind::Sync}, {N, Y, EdgeKind::Sync}}));
   TaskId End = insertTask(G, New, B, NoId, {}, {});
   EXPECT_EQ(G.laneTail(B), End);
   moveTask(G, N, B, K);

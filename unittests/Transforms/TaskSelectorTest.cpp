@@ -92,8 +92,7 @@ TEST_F(TaskSelectorTest, DescribesItselfAsWritten) {
 TEST_F(TaskSelectorTest, AnEmptySelectionWarns) {
   AnalysisManager AM;
   std::vector<std::string> Warnings;
-  AM.setWarningHandler(
-      [&](llvm::StringRef W) { Warnings.push_back(W.str()); });
+  AM.setWarningHandler([&](llvm::StringRef W) { Warnings.push_back(W.str()); });
   AM.setCurrentPass("remove-tasks");
   TaskSelector S;
   S.NameRegex = "nothing";

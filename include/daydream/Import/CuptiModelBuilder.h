@@ -1,4 +1,5 @@
-//===- CuptiModelBuilder.h - CUPTI activity records to a TraceModel -*- C++ -*-===//
+//===- CuptiModelBuilder.h - CUPTI activity records to a TraceModel -*- C++
+//-*-===//
 //
 // The dd-trace front-end: CUPTI activity records, exactly the structs CUPTI
 // hands libddtrace.so (CuptiRecords.h), become the TraceModel that every

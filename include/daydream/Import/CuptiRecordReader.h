@@ -1,4 +1,5 @@
-//===- CuptiRecordReader.h - dd-trace's .ddrec files to a TraceModel -*- C++ -*-===//
+//===- CuptiRecordReader.h - dd-trace's .ddrec files to a TraceModel -*- C++
+//-*-===//
 //
 // Reads the files libddtrace.so wrote (RecordFile.h), one per traced
 // process, into one TraceModel through CuptiModelBuilder. A file cut short

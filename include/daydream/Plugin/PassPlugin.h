@@ -1,4 +1,5 @@
-//===- PassPlugin.h - Out-of-tree passes and scheduling policies -*- C++ -*-===//
+//===- PassPlugin.h - Out-of-tree passes and scheduling policies -*- C++
+//-*-===//
 //
 // A plugin is a shared library that exports one C function,
 // ddGetPluginInfo(), returning a DdPluginInfo: the plugin API version it was

@@ -1,4 +1,5 @@
-//===- GraphDiff.h - Two runs compared by kernel class and layer -*- C++ -*-===//
+//===- GraphDiff.h - Two runs compared by kernel class and layer -*- C++
+//-*-===//
 //
 // dd-diff's analysis: where does the time of one run go that the other's
 // does not? A recorded baseline against a recorded optimized run, or a

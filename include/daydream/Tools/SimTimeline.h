@@ -1,4 +1,5 @@
-//===- SimTimeline.h - A simulated run as a Chrome/Perfetto trace -*- C++ -*-===//
+//===- SimTimeline.h - A simulated run as a Chrome/Perfetto trace -*- C++
+//-*-===//
 //
 // dd-sim -timeline=FILE.json writes what the simulation predicted as a Chrome
 // trace-event file, which Perfetto UI (ui.perfetto.dev) and chrome://tracing

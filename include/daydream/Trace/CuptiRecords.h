@@ -1,4 +1,5 @@
-//===- CuptiRecords.h - The CUPTI activity records dd-trace keeps -*- C++ -*-===//
+//===- CuptiRecords.h - The CUPTI activity records dd-trace keeps -*- C++
+//-*-===//
 //
 // One table of the CUPTI activity kinds dd-trace enables, the record struct
 // CUPTI writes for each (the newest version in the CUPTI headers the project
@@ -42,8 +43,8 @@ using MemoryRecord = CUpti_ActivityMemory4;
 /// Where a record struct holds pointers. Offsets of 0 are unused slots (no
 /// pointer field sits at offset 0: that is the kind).
 struct RecordLayout {
-  uint32_t Size = 0;                ///< sizeof the struct; 0: kind not kept
-  uint16_t StringFields[2] = {0, 0}; ///< const char * fields
+  uint32_t Size = 0;                  ///< sizeof the struct; 0: kind not kept
+  uint16_t StringFields[2] = {0, 0};  ///< const char * fields
   uint16_t OtherPointers[2] = {0, 0}; ///< pointers that mean nothing outside
                                       ///< the traced process
 };
@@ -52,8 +53,8 @@ struct RecordLayout {
 /// integer since a file may hold any value), with Size 0 for a kind dd-trace
 /// does not keep.
 constexpr RecordLayout recordLayout(uint32_t Kind) {
-  auto Of = [](uint32_t Size, uint16_t S0 = 0, uint16_t S1 = 0,
-               uint16_t P0 = 0, uint16_t P1 = 0) {
+  auto Of = [](uint32_t Size, uint16_t S0 = 0, uint16_t S1 = 0, uint16_t P0 = 0,
+               uint16_t P1 = 0) {
     RecordLayout L;
     L.Size = Size;
     L.StringFields[0] = S0;

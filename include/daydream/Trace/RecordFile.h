@@ -35,8 +35,8 @@ inline constexpr uint32_t RecordFileVersion = 1;
 
 struct FileHeader {
   char Magic[8];
-  uint32_t Version;        ///< RecordFileVersion
-  uint32_t CuptiApiVersion; ///< CUPTI_API_VERSION the writer was built with
+  uint32_t Version;             ///< RecordFileVersion
+  uint32_t CuptiApiVersion;     ///< CUPTI_API_VERSION the writer was built with
   uint32_t CuptiRuntimeVersion; ///< cuptiGetVersion() in the traced process
   uint32_t Pid;                 ///< the traced process
   uint64_t StartNs;             ///< CUPTI timestamp when tracing started

@@ -28,7 +28,7 @@ struct Device;
 enum class GpuVendor : uint8_t { Nvidia, Amd };
 
 struct GpuSpec {
-  llvm::StringRef Name;       ///< short name: "v100", "a100", ...
+  llvm::StringRef Name; ///< short name: "v100", "a100", ...
   GpuVendor Vendor;
   double Fp32Tflops;          ///< peak FP32 on the CUDA / vector cores
   double Tf32Tflops;          ///< dense TF32 / XF32 matrix peak; 0: none
@@ -41,7 +41,7 @@ struct GpuSpec {
   bool HasBf16;               ///< BF16 runs on the tensor cores
   unsigned ComputeUnits;      ///< SMs / CUs, to tell parts apart
   unsigned MemoryGiB;
-  llvm::StringRef Match;      ///< what a device name contains; "" = Name
+  llvm::StringRef Match; ///< what a device name contains; "" = Name
 };
 
 /// The table, oldest first.

@@ -1,4 +1,5 @@
-//===- LayerChains.h - Which op a task runs inside ---------------*- C++ -*-===//
+//===- LayerChains.h - Which op a task runs inside ---------------*- C++
+//-*-===//
 //
 // A layer is a chain of the CPU ranges (ops, annotations, modules) that
 // enclosed a task, innermost first (Layer::Parent). "Does this task run

@@ -1,4 +1,5 @@
-//===- OpWork.h - FLOPs and bytes of an op from its shapes -------*- C++ -*-===//
+//===- OpWork.h - FLOPs and bytes of an op from its shapes -------*- C++
+//-*-===//
 //
 // With record_shapes, PyTorch's profiler writes each op's input shapes and
 // types ("Input Dims", "Input type"). For the ops that carry most of a

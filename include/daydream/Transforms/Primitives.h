@@ -46,8 +46,7 @@ void removeTasks(Graph &G, llvm::ArrayRef<TaskId> Tasks);
 /// \p Order) if the graph has none. For passes that put new work on a
 /// communication channel or a new stream.
 LaneId findOrAddLane(Graph &G, LaneKind Kind, llvm::StringRef Name,
-                     int32_t Device = -1,
-                     LaneOrder Order = LaneOrder::InOrder);
+                     int32_t Device = -1, LaneOrder Order = LaneOrder::InOrder);
 
 /// Inserts \p T on lane \p Lane right after \p After (at the lane's end if
 /// NoId; \p After must be on \p Lane), with an edge of kind \p Kind from

@@ -1,4 +1,5 @@
-//===- Roofline.h - How a kernel's time moves with the roofs -----*- C++ -*-===//
+//===- Roofline.h - How a kernel's time moves with the roofs -----*- C++
+//-*-===//
 //
 // A kernel's time is a fixed latency (launch on the device, ramp-up, tail:
 // the floor the smallest kernels sit at) plus work under one of two roofs:

@@ -52,8 +52,8 @@ struct CuptiApi {
 /// Loads CUPTI from \p Path (a file name alone is searched for as dlopen
 /// does) and fills \p Api. A CUPTI the process has loaded already under the
 /// same file name (PyTorch links its own) is used instead: two copies of
-/// CUPTI in one process fight over the driver's callbacks. On failure returns false with a message in \p Err;
-/// the library is then unloaded again.
+/// CUPTI in one process fight over the driver's callbacks. On failure returns
+/// false with a message in \p Err; the library is then unloaded again.
 bool loadCuptiApi(const char *Path, CuptiApi &Api, std::string &Err);
 
 /// CUPTI's name for \p Result ("CUPTI_ERROR_UNKNOWN"), or its number where
