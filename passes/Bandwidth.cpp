@@ -88,9 +88,12 @@ public:
                        : scaledAboveLatencyNs(G.task(T).DurationNs, O.Factor,
                                               LatencyNs));
     }
-    if (Selected == 0)
+    AM.count("communication tasks selected", Selected);
+    if (Selected == 0) {
       AM.warning("the selection '" + O.Select.describe() +
                  "' matches no communication task; nothing was changed");
+      return PreservedAnalyses::all();
+    }
     return PreservedAnalyses::none().preserveSet<StructureAnalyses>();
   }
 

@@ -14,7 +14,7 @@
 
 #include "DeviceName.h"
 
-#include "daydream/Analysis/TopologicalOrder.h"
+#include "daydream/Analysis/Simulation.h"
 #include "daydream/Analysis/Utilization.h"
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
@@ -72,16 +72,10 @@ public:
   explicit PrintUtilization(PrintUtilizationOptions O) : O(O) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
-    llvm::Expected<const CanonicalOrder *> Order = orderForSimulation(G, AM);
-    if (!Order)
-      return Order.takeError();
-    SimOptions SO;
-    if (*Order)
-      SO.Order = &(*Order)->Order;
-    llvm::Expected<SimResult> R = simulate(G, SO);
+    llvm::Expected<const SimResult *> R = simulatedRun(G, AM);
     if (!R)
       return R.takeError();
-    auto [Predicted, Recorded] = predictedAndRecordedUtilization(G, *R);
+    auto [Predicted, Recorded] = predictedAndRecordedUtilization(G, **R);
     llvm::raw_ostream &OS = AM.reportStream();
     if (O.Json) {
       llvm::json::Object Root{{"predicted", json(G, Predicted)},

@@ -38,7 +38,10 @@ public:
   explicit ScaleTasks(ScaleTasksOptions O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
-    scaleDurations(G, O.Select.select(G, AM), O.Factor);
+    std::vector<TaskId> Selected = O.Select.select(G, AM);
+    if (Selected.empty())
+      return PreservedAnalyses::all(); // the selector warned
+    scaleDurations(G, Selected, O.Factor);
     return PreservedAnalyses::none().preserveSet<StructureAnalyses>();
   }
 
