@@ -27,7 +27,7 @@
 #include "AutocastWork.h"
 
 #include "daydream/IR/Graph.h"
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/GpuSpecs.h"
 #include "daydream/Transforms/KernelClass.h"
@@ -226,6 +226,15 @@ private:
 
 class AmpScale {
 public:
+  static constexpr const char *Name = "amp-scale";
+  static constexpr const char *Flag = "amp";
+  static constexpr const char *Description =
+      "Automatic mixed precision: scale GPU kernels by class (compute- vs "
+      "memory-bound)";
+  using OptionsT = AmpScaleOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+
   explicit AmpScale(AmpScaleOptions O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
@@ -421,12 +430,4 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createAmpScalePass(llvm::StringRef Options) {
-  return buildPass<AmpScale, AmpScaleOptions>("amp-scale", Options, declare,
-                                              validate);
-}
-
-void dd::printAmpScalePassOptions(llvm::raw_ostream &OS, unsigned Indent) {
-  printOptionsHelp<AmpScaleOptions>("amp-scale", declare, OS, Indent);
-}
+PassInfo dd::passInfoOfAmpScale() { return passInfo<AmpScale>(); }

@@ -15,7 +15,7 @@
 #include "daydream/Comm/NetworkModel.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/TaskFieldBounds.h"
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/KernelClass.h"
 #include "daydream/Transforms/Primitives.h"
@@ -69,6 +69,13 @@ int64_t scaledAboveLatencyNs(int64_t DurationNs, double Factor,
 
 class Bandwidth {
 public:
+  static constexpr const char *Name = "bandwidth";
+  static constexpr const char *Description =
+      "Change the bandwidth (and latency) of communication tasks";
+  using OptionsT = BandwidthOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+
   explicit Bandwidth(BandwidthOptions O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
@@ -103,12 +110,4 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createBandwidthPass(llvm::StringRef Options) {
-  return buildPass<Bandwidth, BandwidthOptions>("bandwidth", Options, declare,
-                                                validate);
-}
-
-void dd::printBandwidthPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
-  printOptionsHelp<BandwidthOptions>("bandwidth", declare, OS, Indent);
-}
+PassInfo dd::passInfoOfBandwidth() { return passInfo<Bandwidth>(); }

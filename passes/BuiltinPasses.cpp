@@ -10,9 +10,9 @@
 #include "llvm/Support/ErrorHandling.h"
 
 void dd::registerBuiltinPasses(PassRegistry &R) {
-#define DD_PASS(NAME, FLAG, ENTRY, DESC)                                       \
-  if (llvm::Error E = R.registerPass(PassInfo{                                 \
-          NAME, FLAG, DESC, create##ENTRY##Pass, print##ENTRY##PassOptions}))  \
+#define DD_PASS(TYPE)                                                          \
+  if (llvm::Error E = R.registerPass(passInfoOf##TYPE()))                      \
     llvm::report_fatal_error(std::move(E));
 #include "daydream/Passes/Passes.def"
+#undef DD_PASS
 }

@@ -32,7 +32,7 @@
 
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/TaskFieldBounds.h"
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/LayerChains.h"
 #include "daydream/Transforms/Primitives.h"
@@ -219,6 +219,14 @@ void steadyState(const Consumer &C, Plan &P, int64_t Workers) {
 
 class DataloaderWorkers {
 public:
+  static constexpr const char *Name = "dataloader-workers";
+  static constexpr const char *Description =
+      "The DataLoader on N worker processes: batches loaded beside the main "
+      "thread";
+  using OptionsT = DataloaderWorkersOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+
   explicit DataloaderWorkers(DataloaderWorkersOptions O) : O(std::move(O)) {}
   static constexpr bool AddsTasks = true; // the workers' batches
 
@@ -473,14 +481,6 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createDataloaderWorkersPass(llvm::StringRef Options) {
-  return buildPass<DataloaderWorkers, DataloaderWorkersOptions>(
-      "dataloader-workers", Options, declare, validate);
-}
-
-void dd::printDataloaderWorkersPassOptions(llvm::raw_ostream &OS,
-                                           unsigned Indent) {
-  printOptionsHelp<DataloaderWorkersOptions>("dataloader-workers", declare, OS,
-                                             Indent);
+PassInfo dd::passInfoOfDataloaderWorkers() {
+  return passInfo<DataloaderWorkers>();
 }

@@ -17,7 +17,7 @@
 
 #include "DataParallel.h"
 
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 
 using namespace dd;
@@ -31,6 +31,14 @@ llvm::Error validate(const Options &O) { return validateOptions(O); }
 
 class DdpInsert {
 public:
+  static constexpr const char *Name = "ddp-insert";
+  static constexpr const char *Description =
+      "Data-parallel training: bucketed gradient all-reduces on a "
+      "communication lane";
+  using OptionsT = Options;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+
   explicit DdpInsert(Options O) : O(std::move(O)) {}
   static constexpr bool AddsTasks = true; // the gradients' all-reduces
 
@@ -77,11 +85,4 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createDdpInsertPass(llvm::StringRef Text) {
-  return buildPass<DdpInsert, Options>("ddp-insert", Text, declare, validate);
-}
-
-void dd::printDdpInsertPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
-  printOptionsHelp<Options>("ddp-insert", declare, OS, Indent);
-}
+PassInfo dd::passInfoOfDdpInsert() { return passInfo<DdpInsert>(); }

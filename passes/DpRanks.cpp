@@ -25,6 +25,7 @@
 
 #include "NetworkWhatIf.h"
 
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/Primitives.h"
 
@@ -95,6 +96,14 @@ std::vector<bool> dataParallel(llvm::ArrayRef<CollectiveInfo> Cs,
 
 class DpRanks {
 public:
+  static constexpr const char *Name = "dp-ranks";
+  static constexpr const char *Description =
+      "The data-parallel job on more or fewer ranks: collectives re-timed by "
+      "the network model";
+  using OptionsT = DpRanksOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+
   explicit DpRanks(DpRanksOptions O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
@@ -137,12 +146,4 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createDpRanksPass(llvm::StringRef Options) {
-  return buildPass<DpRanks, DpRanksOptions>("dp-ranks", Options, declare,
-                                            validate);
-}
-
-void dd::printDpRanksPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
-  printOptionsHelp<DpRanksOptions>("dp-ranks", declare, OS, Indent);
-}
+PassInfo dd::passInfoOfDpRanks() { return passInfo<DpRanks>(); }

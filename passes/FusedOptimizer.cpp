@@ -26,7 +26,7 @@
 #include "Fusion.h"
 
 #include "daydream/IR/Graph.h"
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/KernelClass.h"
 #include "daydream/Transforms/Primitives.h"
@@ -72,6 +72,14 @@ Error validate(const FusedOptimizerOptions &O) {
 
 class FusedOptimizer {
 public:
+  static constexpr const char *Name = "fused-optimizer";
+  static constexpr const char *Description =
+      "Fused optimizer (FusedAdam): the optimizer's per-parameter kernels "
+      "become one";
+  using OptionsT = FusedOptimizerOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+
   explicit FusedOptimizer(FusedOptimizerOptions O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
@@ -123,14 +131,4 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createFusedOptimizerPass(StringRef Options) {
-  return buildPass<FusedOptimizer, FusedOptimizerOptions>(
-      "fused-optimizer", Options, declare, validate);
-}
-
-void dd::printFusedOptimizerPassOptions(llvm::raw_ostream &OS,
-                                        unsigned Indent) {
-  printOptionsHelp<FusedOptimizerOptions>("fused-optimizer", declare, OS,
-                                          Indent);
-}
+PassInfo dd::passInfoOfFusedOptimizer() { return passInfo<FusedOptimizer>(); }

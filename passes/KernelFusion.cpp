@@ -22,7 +22,7 @@
 #include "Fusion.h"
 
 #include "daydream/IR/Graph.h"
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/KernelClass.h"
 #include "daydream/Transforms/NameMatcher.h"
@@ -111,6 +111,14 @@ Error validate(const KernelFusionOptions &O) {
 
 class KernelFusion {
 public:
+  static constexpr const char *Name = "kernel-fusion";
+  static constexpr const char *Flag = "fuse";
+  static constexpr const char *Description =
+      "Fuse chains of elementwise kernels on a stream into one kernel";
+  using OptionsT = KernelFusionOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+
   explicit KernelFusion(KernelFusionOptions O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
@@ -167,12 +175,4 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createKernelFusionPass(StringRef Options) {
-  return buildPass<KernelFusion, KernelFusionOptions>("kernel-fusion", Options,
-                                                      declare, validate);
-}
-
-void dd::printKernelFusionPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
-  printOptionsHelp<KernelFusionOptions>("kernel-fusion", declare, OS, Indent);
-}
+PassInfo dd::passInfoOfKernelFusion() { return passInfo<KernelFusion>(); }

@@ -15,6 +15,7 @@
 
 #include "NetworkWhatIf.h"
 
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/Primitives.h"
 
@@ -32,6 +33,14 @@ llvm::Error validate(const Options &O) { return validateOptions(O); }
 
 class Network {
 public:
+  static constexpr const char *Name = "network";
+  static constexpr const char *Description =
+      "Another network (bandwidth, latency, GPUs per node): collectives "
+      "re-timed by the model";
+  using OptionsT = networkwhatif::Options;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+
   explicit Network(Options O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
@@ -65,12 +74,4 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createNetworkPass(llvm::StringRef Options) {
-  return buildPass<Network, networkwhatif::Options>("network", Options, declare,
-                                                    validate);
-}
-
-void dd::printNetworkPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
-  printOptionsHelp<networkwhatif::Options>("network", declare, OS, Indent);
-}
+PassInfo dd::passInfoOfNetwork() { return passInfo<Network>(); }

@@ -24,7 +24,7 @@
 
 #include "DataParallel.h"
 
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Sim/SchedulingPolicy.h"
 
@@ -158,6 +158,14 @@ private:
 
 class P3 {
 public:
+  static constexpr const char *Name = "p3";
+  static constexpr const char *Description =
+      "Priority-based parameter propagation: sliced all-reduces scheduled by "
+      "layer";
+  using OptionsT = P3Options;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+
   explicit P3(P3Options O) : O(std::move(O)) {}
   static constexpr bool AddsTasks = true; // the gradient slices' all-reduces
 
@@ -261,11 +269,4 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createP3Pass(llvm::StringRef Text) {
-  return buildPass<P3, P3Options>("p3", Text, declare, validate);
-}
-
-void dd::printP3PassOptions(llvm::raw_ostream &OS, unsigned Indent) {
-  printOptionsHelp<P3Options>("p3", declare, OS, Indent);
-}
+PassInfo dd::passInfoOfP3() { return passInfo<P3>(); }

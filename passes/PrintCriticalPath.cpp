@@ -18,7 +18,7 @@
 #include "daydream/Analysis/TopologicalOrder.h"
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Sim/CriticalPath.h"
 #include "daydream/Sim/SchedulingPolicy.h"
@@ -243,6 +243,15 @@ std::string laneOf(const Graph &G, TaskId T) {
 
 class PrintCriticalPath {
 public:
+  static constexpr const char *Name = "print<critical-path>";
+  static constexpr const char *Description =
+      "Print the simulated run's critical path, its breakdown and per-task "
+      "slack";
+  using OptionsT = PrintCriticalPathOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+  static constexpr bool IsPrinter = true;
+
   explicit PrintCriticalPath(PrintCriticalPathOptions O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
@@ -429,14 +438,6 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createPrintCriticalPathPass(llvm::StringRef Options) {
-  return buildPass<PrintCriticalPath, PrintCriticalPathOptions>(
-      "print<critical-path>", Options, declare, validate);
-}
-
-void dd::printPrintCriticalPathPassOptions(llvm::raw_ostream &OS,
-                                           unsigned Indent) {
-  printOptionsHelp<PrintCriticalPathOptions>("print<critical-path>", declare,
-                                             OS, Indent);
+PassInfo dd::passInfoOfPrintCriticalPath() {
+  return passInfo<PrintCriticalPath>();
 }

@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/IR/Graph.h"
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/KernelClass.h"
 
@@ -44,6 +44,14 @@ using Table = std::array<std::array<Row, NumDTypes>, NumKernelClasses>;
 
 class PrintKernels {
 public:
+  static constexpr const char *Name = "print<kernels>";
+  static constexpr const char *Description =
+      "Print GPU kernel time by class and dtype, and how much of it has known "
+      "FLOPs and bytes";
+  using OptionsT = PrintKernelsOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr bool IsPrinter = true;
+
   explicit PrintKernels(PrintKernelsOptions O) : O(O) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
@@ -125,12 +133,4 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createPrintKernelsPass(llvm::StringRef Options) {
-  return buildPass<PrintKernels, PrintKernelsOptions>("print<kernels>", Options,
-                                                      declare);
-}
-
-void dd::printPrintKernelsPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
-  printOptionsHelp<PrintKernelsOptions>("print<kernels>", declare, OS, Indent);
-}
+PassInfo dd::passInfoOfPrintKernels() { return passInfo<PrintKernels>(); }

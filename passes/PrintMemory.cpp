@@ -14,7 +14,7 @@
 
 #include "daydream/Analysis/MemoryBreakdown.h"
 #include "daydream/IR/Graph.h"
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 
 #include "llvm/Support/JSON.h"
@@ -40,6 +40,14 @@ llvm::json::Object jsonCategories(const CategoryBytes &Bytes) {
 
 class PrintMemory {
 public:
+  static constexpr const char *Name = "print<memory>";
+  static constexpr const char *Description =
+      "Print peak memory and a timeline by category (weights, gradients, "
+      "activations, ...)";
+  using OptionsT = PrintMemoryOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr bool IsPrinter = true;
+
   explicit PrintMemory(PrintMemoryOptions O) : O(O) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
@@ -130,12 +138,4 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createPrintMemoryPass(llvm::StringRef Options) {
-  return buildPass<PrintMemory, PrintMemoryOptions>("print<memory>", Options,
-                                                    declare);
-}
-
-void dd::printPrintMemoryPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
-  printOptionsHelp<PrintMemoryOptions>("print<memory>", declare, OS, Indent);
-}
+PassInfo dd::passInfoOfPrintMemory() { return passInfo<PrintMemory>(); }

@@ -13,6 +13,7 @@
 
 #include "NetworkWhatIf.h"
 
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -41,6 +42,14 @@ struct Group {
 
 class PrintNetwork {
 public:
+  static constexpr const char *Name = "print<network>";
+  static constexpr const char *Description =
+      "Print the graph's collectives and the network model calibrated on them";
+  using OptionsT = networkwhatif::Options;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+  static constexpr bool IsPrinter = true;
+
   explicit PrintNetwork(Options O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
@@ -102,13 +111,4 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createPrintNetworkPass(llvm::StringRef Options) {
-  return buildPass<PrintNetwork, networkwhatif::Options>(
-      "print<network>", Options, declare, validate);
-}
-
-void dd::printPrintNetworkPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
-  printOptionsHelp<networkwhatif::Options>("print<network>", declare, OS,
-                                           Indent);
-}
+PassInfo dd::passInfoOfPrintNetwork() { return passInfo<PrintNetwork>(); }

@@ -11,7 +11,7 @@
 
 #include "daydream/Analysis/TopologicalOrder.h"
 #include "daydream/IR/Graph.h"
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 
 #include "llvm/Support/JSON.h"
@@ -73,6 +73,14 @@ llvm::json::Object jsonCounts(const uint64_t (&Counts)[N]) {
 
 class PrintStats {
 public:
+  static constexpr const char *Name = "print<stats>";
+  static constexpr const char *Description =
+      "Print counts of tasks, edges and lanes, and the longest dependency "
+      "chain";
+  using OptionsT = PrintStatsOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr bool IsPrinter = true;
+
   explicit PrintStats(PrintStatsOptions O) : O(O) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
@@ -129,12 +137,4 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createPrintStatsPass(llvm::StringRef Options) {
-  return buildPass<PrintStats, PrintStatsOptions>("print<stats>", Options,
-                                                  declare);
-}
-
-void dd::printPrintStatsPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
-  printOptionsHelp<PrintStatsOptions>("print<stats>", declare, OS, Indent);
-}
+PassInfo dd::passInfoOfPrintStats() { return passInfo<PrintStats>(); }

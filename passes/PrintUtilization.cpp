@@ -18,7 +18,7 @@
 #include "daydream/Analysis/Utilization.h"
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Sim/Simulator.h"
 
@@ -69,6 +69,15 @@ llvm::json::Value jsonOr(llvm::Optional<double> V) {
 
 class PrintUtilization {
 public:
+  static constexpr const char *Name = "print<utilization>";
+  static constexpr const char *Description =
+      "Print GPU compute, stream, CPU-thread and communication-overlap "
+      "utilization";
+  using OptionsT = PrintUtilizationOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+  static constexpr bool IsPrinter = true;
+
   explicit PrintUtilization(PrintUtilizationOptions O) : O(O) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
@@ -180,14 +189,6 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createPrintUtilizationPass(llvm::StringRef Options) {
-  return buildPass<PrintUtilization, PrintUtilizationOptions>(
-      "print<utilization>", Options, declare, validate);
-}
-
-void dd::printPrintUtilizationPassOptions(llvm::raw_ostream &OS,
-                                          unsigned Indent) {
-  printOptionsHelp<PrintUtilizationOptions>("print<utilization>", declare, OS,
-                                            Indent);
+PassInfo dd::passInfoOfPrintUtilization() {
+  return passInfo<PrintUtilization>();
 }

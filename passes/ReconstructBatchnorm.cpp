@@ -29,7 +29,7 @@
 
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/TaskFieldBounds.h"
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/KernelClass.h"
 #include "daydream/Transforms/NameMatcher.h"
@@ -92,6 +92,13 @@ bool kernelNamed(const Graph &G, NameMatcher &Names, TaskId T) {
 
 class ReconstructBatchnorm {
 public:
+  static constexpr const char *Name = "reconstruct-batchnorm";
+  static constexpr const char *Description =
+      "Batch-norm restructuring: fold BN statistics passes into neighbours";
+  using OptionsT = ReconstructBatchnormOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+
   explicit ReconstructBatchnorm(ReconstructBatchnormOptions O)
       : O(std::move(O)) {}
 
@@ -181,14 +188,6 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createReconstructBatchnormPass(StringRef Options) {
-  return buildPass<ReconstructBatchnorm, ReconstructBatchnormOptions>(
-      "reconstruct-batchnorm", Options, declare, validate);
-}
-
-void dd::printReconstructBatchnormPassOptions(llvm::raw_ostream &OS,
-                                              unsigned Indent) {
-  printOptionsHelp<ReconstructBatchnormOptions>("reconstruct-batchnorm",
-                                                declare, OS, Indent);
+PassInfo dd::passInfoOfReconstructBatchnorm() {
+  return passInfo<ReconstructBatchnorm>();
 }

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/Primitives.h"
 #include "daydream/Transforms/TaskSelector.h"
@@ -42,6 +42,14 @@ llvm::Error validate(const RemoveTasksOptions &O) {
 
 class RemoveTasks {
 public:
+  static constexpr const char *Name = "remove-tasks";
+  static constexpr const char *Description =
+      "Remove the selected tasks, keeping the ordering constraints through "
+      "them";
+  using OptionsT = RemoveTasksOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+
   explicit RemoveTasks(RemoveTasksOptions O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
@@ -58,12 +66,4 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createRemoveTasksPass(llvm::StringRef Options) {
-  return buildPass<RemoveTasks, RemoveTasksOptions>("remove-tasks", Options,
-                                                    declare, validate);
-}
-
-void dd::printRemoveTasksPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
-  printOptionsHelp<RemoveTasksOptions>("remove-tasks", declare, OS, Indent);
-}
+PassInfo dd::passInfoOfRemoveTasks() { return passInfo<RemoveTasks>(); }

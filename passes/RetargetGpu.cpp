@@ -24,7 +24,7 @@
 
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/TaskFieldBounds.h"
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/GpuSpecs.h"
 #include "daydream/Transforms/KernelClass.h"
@@ -178,6 +178,14 @@ std::string deviceName(const GpuSpec &S) {
 
 class RetargetGpu {
 public:
+  static constexpr const char *Name = "retarget-gpu";
+  static constexpr const char *Description =
+      "Predict the trace on another GPU from peak throughput and bandwidth "
+      "ratios";
+  using OptionsT = RetargetGpuOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+
   explicit RetargetGpu(RetargetGpuOptions O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
@@ -303,12 +311,4 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createRetargetGpuPass(llvm::StringRef Options) {
-  return buildPass<RetargetGpu, RetargetGpuOptions>("retarget-gpu", Options,
-                                                    declare, validate);
-}
-
-void dd::printRetargetGpuPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
-  printOptionsHelp<RetargetGpuOptions>("retarget-gpu", declare, OS, Indent);
-}
+PassInfo dd::passInfoOfRetargetGpu() { return passInfo<RetargetGpu>(); }

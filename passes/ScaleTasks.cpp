@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/Primitives.h"
 #include "daydream/Transforms/TaskSelector.h"
@@ -35,6 +35,13 @@ llvm::Error validate(const ScaleTasksOptions &O) {
 
 class ScaleTasks {
 public:
+  static constexpr const char *Name = "scale-tasks";
+  static constexpr const char *Description =
+      "Multiply the duration of the selected tasks by a factor";
+  using OptionsT = ScaleTasksOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+
   explicit ScaleTasks(ScaleTasksOptions O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
@@ -51,12 +58,4 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createScaleTasksPass(llvm::StringRef Options) {
-  return buildPass<ScaleTasks, ScaleTasksOptions>("scale-tasks", Options,
-                                                  declare, validate);
-}
-
-void dd::printScaleTasksPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
-  printOptionsHelp<ScaleTasksOptions>("scale-tasks", declare, OS, Indent);
-}
+PassInfo dd::passInfoOfScaleTasks() { return passInfo<ScaleTasks>(); }

@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/IR/Graph.h"
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Transforms/KernelClass.h"
 #include "daydream/Transforms/Primitives.h"
@@ -57,6 +57,14 @@ llvm::Error validate(const StragglerOptions &O) {
 
 class Straggler {
 public:
+  static constexpr const char *Name = "straggler";
+  static constexpr const char *Description =
+      "One rank of a multi-rank job runs slower: its kernels take (1 + share) "
+      "as long";
+  using OptionsT = StragglerOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+
   explicit Straggler(StragglerOptions O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
@@ -101,12 +109,4 @@ private:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<PassConcept>>
-dd::createStragglerPass(llvm::StringRef Options) {
-  return buildPass<Straggler, StragglerOptions>("straggler", Options, declare,
-                                                validate);
-}
-
-void dd::printStragglerPassOptions(llvm::raw_ostream &OS, unsigned Indent) {
-  printOptionsHelp<StragglerOptions>("straggler", declare, OS, Indent);
-}
+PassInfo dd::passInfoOfStraggler() { return passInfo<Straggler>(); }

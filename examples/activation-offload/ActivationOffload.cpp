@@ -31,7 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/IR/Graph.h"
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Plugin/PassPlugin.h"
 #include "daydream/Transforms/Primitives.h"
 #include "daydream/Transforms/TaskSelector.h"
@@ -70,6 +70,14 @@ llvm::Error validate(const OffloadOptions &O) {
 
 class ActivationOffload {
 public:
+  static constexpr const char *Name = "offload-activations";
+  static constexpr const char *Description =
+      "vDNN: offload forward activations to the host, prefetch them for "
+      "backward";
+  using OptionsT = OffloadOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+
   explicit ActivationOffload(OffloadOptions O) : O(std::move(O)) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
@@ -148,19 +156,8 @@ private:
   OffloadOptions O;
 };
 
-constexpr const char *PassName = "offload-activations";
-
 void registerPasses(PluginRegistrar &R) {
-  R.addPass({PassName, "",
-             "vDNN: offload forward activations to the host, prefetch them "
-             "for backward",
-             [](llvm::StringRef Options) {
-               return buildPass<ActivationOffload, OffloadOptions>(
-                   PassName, Options, declare, validate);
-             },
-             [](llvm::raw_ostream &OS, unsigned Indent) {
-               printOptionsHelp<OffloadOptions>(PassName, declare, OS, Indent);
-             }});
+  R.addPass(passInfo<ActivationOffload>());
 }
 
 } // namespace

@@ -12,6 +12,7 @@
 #include "daydream/IR/IRReader.h"
 #include "daydream/IR/Verifier.h"
 #include "daydream/Pass/PassRegistry.h"
+#include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Plugin/PluginLoader.h"
 #include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"
@@ -127,37 +128,6 @@ struct Options {
 
 } // namespace
 
-/// Whether every pass of \p PM is a printer (print<...>), which reads the
-/// graph and changes no task. The graph is read in place (readGraphFile())
-/// unless a pass adds tasks (whose first task added would copy them all
-/// anyway); a pipeline that changes tasks has the mapping's pages made
-/// private at load, rather than one fault at a time in the middle of its
-/// first pass. At 5 million tasks that takes amp-scale's whole run from 688
-/// MB to 425 MB (the file's pages and a copy of the tasks before; one
-/// private copy of the file now), and from 2.35 s to 1.91 s.
-static bool onlyPrinters(const PassManager &PM) {
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  PM.printPipeline(OS);
-  // Passes are separated by commas outside braces (their options).
-  llvm::StringRef Rest = OS.str();
-  unsigned Depth = 0;
-  bool AtStart = true;
-  for (size_t I = 0; I != Rest.size(); ++I) {
-    if (AtStart && Depth == 0 && !Rest.substr(I).startswith("print<"))
-      return false;
-    AtStart = false;
-    char C = Rest[I];
-    if (C == '{')
-      ++Depth;
-    else if (C == '}' && Depth)
-      --Depth;
-    else if (C == ',' && Depth == 0)
-      AtStart = true;
-  }
-  return true;
-}
-
 int dd::ddOptMain(int Argc, char **Argv) {
   InitTool X(Argc, Argv);
   keepFreedMemory();
@@ -210,8 +180,16 @@ int dd::ddOptMain(int Argc, char **Argv) {
             checkBinaryOutputAllowed(Opt.Output, Opt.Text, Opt.Force))
       return reportError(Tool, std::move(E));
 
+  // A pipeline of printers reads the graph and changes no task, so the
+  // graph is read in place (readGraphFile()) unless a pass adds tasks
+  // (whose first task added would copy them all anyway); a pipeline that
+  // changes tasks has the mapping's pages made private at load, rather
+  // than one fault at a time in the middle of its first pass. At 5 million
+  // tasks that takes amp-scale's whole run from 688 MB to 425 MB (the
+  // file's pages and a copy of the tasks before; one private copy of the
+  // file now), and from 2.35 s to 1.91 s.
   auto G = readGraphFile(Opt.Input, /*InPlace=*/!PM.addsTasks(),
-                         /*WillChange=*/!onlyPrinters(PM));
+                         /*WillChange=*/!PM.onlyPrinters());
   if (!G)
     return reportError(Tool, G.takeError());
 
@@ -239,7 +217,7 @@ int dd::ddOptMain(int Argc, char **Argv) {
   // Never write what the readers would refuse (a pass's arithmetic that
   // went past the limits, a pass's bug): the check is linear, about a
   // tenth of the write itself. -verify-each has done it already.
-  if (!Opt.VerifyEach && !onlyPrinters(PM))
+  if (!Opt.VerifyEach && !PM.onlyPrinters())
     if (llvm::Error E = verifyGraph(*G))
       return reportError(Tool, InputName +
                                    ": the pipeline made an invalid graph, "

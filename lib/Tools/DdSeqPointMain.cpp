@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Pass/PassRegistry.h"
+#include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/SeqPoint/RunReaders.h"
 #include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"

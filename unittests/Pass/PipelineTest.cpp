@@ -2,6 +2,7 @@
 
 #include "daydream/Pass/PassOptions.h"
 #include "daydream/Pass/PassRegistry.h"
+#include "daydream/Passes/BuiltinPasses.h"
 
 #include "llvm/ADT/StringMap.h"
 

@@ -53,6 +53,9 @@ public:
   virtual bool handlesRankCopies() const { return false; }
   /// Whether the pass adds tasks (see above).
   virtual bool addsTasks() const { return false; }
+  /// Whether the pass only reports on the graph (print<...>), changing
+  /// nothing: a pipeline of printers reads its input in place.
+  virtual bool isPrinter() const { return false; }
 };
 
 namespace detail {
@@ -66,6 +69,11 @@ struct AddsTasks : std::false_type {};
 template <typename PassT>
 struct AddsTasks<PassT, std::void_t<decltype(PassT::AddsTasks)>>
     : std::bool_constant<PassT::AddsTasks> {};
+template <typename PassT, typename = void>
+struct IsPrinter : std::false_type {};
+template <typename PassT>
+struct IsPrinter<PassT, std::void_t<decltype(PassT::IsPrinter)>>
+    : std::bool_constant<PassT::IsPrinter> {};
 } // namespace detail
 
 /// Wraps a pass value type. \p Options is its canonical option text.
@@ -88,6 +96,7 @@ public:
     return detail::HandlesRankCopies<PassT>::value;
   }
   bool addsTasks() const override { return detail::AddsTasks<PassT>::value; }
+  bool isPrinter() const override { return detail::IsPrinter<PassT>::value; }
 
 private:
   std::string Name;
@@ -123,6 +132,14 @@ public:
       if (P->addsTasks())
         return true;
     return false;
+  }
+  /// Whether no pass changes the graph: every one is a printer (or there
+  /// is none).
+  bool onlyPrinters() const {
+    for (const auto &P : Passes)
+      if (!P->isPrinter())
+        return false;
+    return true;
   }
 
   /// Runs every pass in order. An error names the pass that failed.

@@ -2,9 +2,11 @@
 //
 // Every pass a tool can run is registered here under its kebab-case name and,
 // optionally, a short flag alias (-amp for amp-scale). Built-in passes come
-// from the one table passes/Passes.def through registerBuiltinPasses(), which
-// each tool calls explicitly from main (a static initializer could be dropped
-// by the linker); plugins will add theirs the same way.
+// from the one table include/daydream/Passes/Passes.def through
+// registerBuiltinPasses() (Passes/BuiltinPasses.h), which each tool calls
+// explicitly from main (a static initializer could be dropped by the
+// linker); plugins add theirs through PluginRegistrar. Either way an entry
+// is passInfo<PassType>() (Pass/DeclarePass.h).
 //
 // Pipelines are written "name{key=value ...},name,...": commas separate
 // passes except inside braces or quotes.
@@ -60,9 +62,6 @@ private:
   std::vector<PassInfo> Infos;
   llvm::StringMap<size_t> ByName;
 };
-
-/// Registers every pass listed in passes/Passes.def.
-void registerBuiltinPasses(PassRegistry &R);
 
 } // namespace dd
 

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/IR/Graph.h"
-#include "daydream/Pass/PassOptions.h"
+#include "daydream/Pass/DeclarePass.h"
 #include "daydream/Plugin/PassPlugin.h"
 #include "daydream/Transforms/Primitives.h"
 #include "daydream/Transforms/TaskSelector.h"
@@ -30,8 +30,21 @@ llvm::Error validate(const DoubleKernelsOptions &) {
   return llvm::Error::success();
 }
 
+#ifdef DD_TEST_CLASH
+constexpr const char *PassName = "amp-scale";
+#else
+constexpr const char *PassName = "double-kernels";
+#endif
+
 class DoubleKernels {
 public:
+  static constexpr const char *Name = PassName;
+  static constexpr const char *Description =
+      "every kernel takes factor times as long";
+  using OptionsT = DoubleKernelsOptions;
+  static constexpr auto Declare = &declare;
+  static constexpr auto Validate = &validate;
+
   explicit DoubleKernels(DoubleKernelsOptions O) : O(O) {}
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
     TaskSelector Kernels;
@@ -53,22 +66,8 @@ public:
   }
 };
 
-#ifdef DD_TEST_CLASH
-constexpr const char *PassName = "amp-scale";
-#else
-constexpr const char *PassName = "double-kernels";
-#endif
-
 void registerAll(PluginRegistrar &R) {
-  R.addPass({PassName, "", "every kernel takes factor times as long",
-             [](llvm::StringRef Options) {
-               return buildPass<DoubleKernels, DoubleKernelsOptions>(
-                   PassName, Options, declare, validate);
-             },
-             [](llvm::raw_ostream &OS, unsigned Indent) {
-               printOptionsHelp<DoubleKernelsOptions>(PassName, declare, OS,
-                                                      Indent);
-             }});
+  R.addPass(passInfo<DoubleKernels>());
   R.addPolicy({"longest-first", "the longest ready task first",
                [] { return std::make_unique<LongestFirst>(); }});
 }
