@@ -36,9 +36,11 @@
 #include <vector>
 
 /// Bumped whenever DdPluginInfo, PluginRegistrar or the classes a plugin
-/// builds on (PassInfo, PassConcept, Graph, SchedulingPolicy) change in a way
-/// that breaks plugins built before.
-#define DD_PLUGIN_API_VERSION 1
+/// builds on (PassInfo, PassConcept, AnalysisManager, Graph,
+/// SchedulingPolicy) change in a way that breaks plugins built before.
+/// 2: PassConcept::isPrinter(), a new virtual, and AnalysisManager's
+/// statistics.
+#define DD_PLUGIN_API_VERSION 2
 
 #define DD_PLUGIN_EXPORT __attribute__((visibility("default")))
 
