@@ -6,13 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GraphDiff.h"
+#include "ToolSupport.h"
 #include "daydream/IR/IRReader.h"
 #include "daydream/IR/RankCopies.h"
 #include "daydream/Sim/Simulator.h"
 #include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"
-#include "daydream/Tools/GraphDiff.h"
-#include "daydream/Tools/ToolSupport.h"
 
 #include "llvm/ADT/Optional.h"
 #include "llvm/Support/CommandLine.h"

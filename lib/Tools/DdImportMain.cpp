@@ -7,11 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ToolSupport.h"
 #include "daydream/Import/ImportJob.h"
 #include "daydream/Import/Importer.h"
 #include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"
-#include "daydream/Tools/ToolSupport.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ToolSupport.h"
 #include "daydream/IR/IRReader.h"
 #include "daydream/IR/Verifier.h"
 #include "daydream/Pass/PassRegistry.h"
@@ -16,7 +17,6 @@
 #include "daydream/Plugin/PluginLoader.h"
 #include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"
-#include "daydream/Tools/ToolSupport.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"

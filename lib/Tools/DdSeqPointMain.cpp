@@ -10,14 +10,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SeqPointReport.h"
+#include "SeqPointTraces.h"
+#include "ToolSupport.h"
 #include "daydream/Pass/PassRegistry.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/SeqPoint/RunReaders.h"
 #include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"
-#include "daydream/Tools/SeqPointReport.h"
-#include "daydream/Tools/SeqPointTraces.h"
-#include "daydream/Tools/ToolSupport.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -6,6 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SimPlot.h"
+#include "SimReport.h"
+#include "SimTimeline.h"
+#include "ToolSupport.h"
 #include "daydream/Analysis/Utilization.h"
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
@@ -17,10 +21,6 @@
 #include "daydream/Sim/Symmetry.h"
 #include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"
-#include "daydream/Tools/SimPlot.h"
-#include "daydream/Tools/SimReport.h"
-#include "daydream/Tools/SimTimeline.h"
-#include "daydream/Tools/ToolSupport.h"
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/CommandLine.h"

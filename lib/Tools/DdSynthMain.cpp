@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ToolSupport.h"
 #include "daydream/IR/RankCopies.h"
 #include "daydream/Import/ImportJob.h"
 #include "daydream/Import/Lowering.h"
@@ -17,7 +18,6 @@
 #include "daydream/Synth/KinetoWriter.h"
 #include "daydream/Synth/Synth.h"
 #include "daydream/Tools/Drivers.h"
-#include "daydream/Tools/ToolSupport.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"

@@ -13,11 +13,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ToolSupport.h"
 #include "daydream/Import/CuptiRecordReader.h"
 #include "daydream/Import/Lowering.h"
 #include "daydream/Support/ToolInit.h"
 #include "daydream/Tools/Drivers.h"
-#include "daydream/Tools/ToolSupport.h"
 #include "daydream/Trace/RecordFile.h"
 
 #include "llvm/ADT/STLExtras.h"

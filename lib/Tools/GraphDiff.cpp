@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "daydream/Tools/GraphDiff.h"
-#include "daydream/Tools/ToolSupport.h"
+#include "GraphDiff.h"
+#include "ToolSupport.h"
 #include "daydream/Transforms/KernelClass.h"
 
 #include "llvm/ADT/StringMap.h"

@@ -1,6 +1,6 @@
 //===- RunView.cpp - One run of a graph: simulated or as recorded ---------===//
 
-#include "daydream/Tools/RunView.h"
+#include "RunView.h"
 
 #include <algorithm>
 

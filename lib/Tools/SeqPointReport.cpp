@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "daydream/Tools/SeqPointReport.h"
-#include "daydream/Tools/SeqPointTraces.h"
-#include "daydream/Tools/ToolSupport.h"
+#include "SeqPointReport.h"
+#include "SeqPointTraces.h"
+#include "ToolSupport.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"

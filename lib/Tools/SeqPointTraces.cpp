@@ -9,14 +9,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "daydream/Tools/SeqPointTraces.h"
+#include "SeqPointTraces.h"
+#include "ToolSupport.h"
 #include "daydream/IR/IRReader.h"
 #include "daydream/IR/RankCopies.h"
 #include "daydream/Import/Importer.h"
 #include "daydream/Import/InputFile.h"
 #include "daydream/Pass/PassRegistry.h"
 #include "daydream/Sim/Simulator.h"
-#include "daydream/Tools/ToolSupport.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"

@@ -8,13 +8,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SimReport.h"
 #include "daydream/Analysis/Utilization.h"
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/CriticalPath.h"
 #include "daydream/Sim/Simulator.h"
 #include "daydream/Sim/Symmetry.h"
-#include "daydream/Tools/SimReport.h"
 
 #include <map>
 #include <set>

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "daydream/Tools/SimPlot.h"
-#include "daydream/Tools/ToolSupport.h"
+#include "SimPlot.h"
+#include "ToolSupport.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "daydream/Tools/SimReport.h"
+#include "SimReport.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/Simulator.h"
 #include "daydream/Sim/Symmetry.h"

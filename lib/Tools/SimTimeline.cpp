@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "daydream/Tools/SimTimeline.h"
+#include "SimTimeline.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"

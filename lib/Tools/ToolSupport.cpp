@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "daydream/Tools/ToolSupport.h"
+#include "ToolSupport.h"
 #include "daydream/IR/BinaryFormat.h"
 #include "daydream/IR/TextFormat.h"
 #include "daydream/Support/OutputFile.h"

@@ -18,7 +18,7 @@
 #ifndef DAYDREAM_TOOLS_SIMPLOT_H
 #define DAYDREAM_TOOLS_SIMPLOT_H
 
-#include "daydream/Tools/RunView.h"
+#include "RunView.h"
 
 #include "llvm/Support/raw_ostream.h"
 

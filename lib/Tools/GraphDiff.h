@@ -13,7 +13,7 @@
 #ifndef DAYDREAM_TOOLS_GRAPHDIFF_H
 #define DAYDREAM_TOOLS_GRAPHDIFF_H
 
-#include "daydream/Tools/RunView.h"
+#include "RunView.h"
 
 #include "llvm/Support/raw_ostream.h"
 

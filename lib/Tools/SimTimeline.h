@@ -17,7 +17,7 @@
 #ifndef DAYDREAM_TOOLS_SIMTIMELINE_H
 #define DAYDREAM_TOOLS_SIMTIMELINE_H
 
-#include "daydream/Tools/RunView.h"
+#include "RunView.h"
 
 #include "llvm/Support/raw_ostream.h"
 
