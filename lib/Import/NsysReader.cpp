@@ -48,10 +48,11 @@ Error Reader::sqliteError(int Rc) const {
     // A page past the end of a truncated file is a short read.
     if (Rc == SQLITE_IOERR_SHORT_READ)
       return error(llvm::Twine("corrupt SQLite database: ") + Msg);
-    [[fallthrough]];
+    break;
   default:
-    return error(llvm::Twine("cannot read SQLite database: ") + Msg);
+    break;
   }
+  return error(llvm::Twine("cannot read SQLite database: ") + Msg);
 }
 
 Expected<Stmt> Reader::prepare(const llvm::Twine &Sql) {
