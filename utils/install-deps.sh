@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build python3
   clang-14 llvm-14-dev llvm-14-tools   # compiler (libFuzzer), LLVM Support, lit/FileCheck
+  libclang-rt-14-dev                   # ASan/UBSan/libFuzzer runtimes (only recommended by clang-14)
   libflatbuffers-dev flatbuffers-compiler
   libgtest-dev
   libsqlite3-dev                       # the Nsight Systems importer
