@@ -117,24 +117,24 @@ public:
 
     fusion::KernelFuser Fuser(G);
     llvm::SmallVector<TaskId, 8> Group;
-    size_t BnRuns = 0;
+    size_t BnKernels = 0;
     fusion::forEachKernelRun(
         G, Barriers, [&](TaskId T) { return kernelNamed(G, Bn, T); },
         /*MinLength=*/1, /*MaxLength=*/0,
         [&](llvm::ArrayRef<TaskId> Run) {
-          ++BnRuns;
+          BnKernels += Run.size();
           if (withPartner(G, Barriers, Run, IsPartner, Group))
             Fuser.add(Group, restructuredDuration(G, Group));
         });
     if (Fuser.empty()) {
-      AM.warning(BnRuns == 0
+      AM.warning(BnKernels == 0
                      ? "no kernel's name matches bn='" + O.BnRegex +
                            "'; nothing was changed"
                      : llvm::formatv("none of the {0} batch-norm kernels has "
                                      "a partner kernel (elementwise, or "
                                      "matching partner=) beside it on its "
                                      "stream; nothing was changed",
-                                     BnRuns)
+                                     BnKernels)
                            .str());
       return PreservedAnalyses::all();
     }

@@ -78,20 +78,19 @@ Error checkLanesAndLayers(const Graph &G) {
 /// ill-formed. The importers repair what a trace gives them
 /// (llvm::json::fixUTF8), so only a hand-made or damaged graph fails here.
 Error checkStrings(const Graph &G) {
-  const StringTable &Strings = G.strings();
-  for (StrId S = 0, N = Strings.size(); S != N; ++S) {
+  // What names V in the message; a Twine, so nothing is built for a string
+  // that passes.
+  auto Check = [](const llvm::Twine &What, llvm::StringRef V) -> Error {
     size_t At = 0;
-    if (LLVM_UNLIKELY(!llvm::json::isUTF8(Strings.get(S), &At)))
-      return fail("string #{0} {1} is not valid UTF-8 (at byte {2})", S,
-                  quoteForMessage(Strings.get(S)), At);
-  }
-  auto Check = [](const char *What, llvm::StringRef V) -> Error {
-    size_t At = 0;
-    if (llvm::json::isUTF8(V, &At))
+    if (LLVM_LIKELY(llvm::json::isUTF8(V, &At)))
       return Error::success();
-    return fail("{0} {1} is not valid UTF-8 (at byte {2})", What,
+    return fail("{0} {1} is not valid UTF-8 (at byte {2})", What.str(),
                 quoteForMessage(V), At);
   };
+  const StringTable &Strings = G.strings();
+  for (StrId S = 0, N = Strings.size(); S != N; ++S)
+    if (Error E = Check("string #" + llvm::Twine(S), Strings.get(S)))
+      return E;
   const Metadata &M = G.metadata();
   if (Error E = Check("producer", M.Producer))
     return E;

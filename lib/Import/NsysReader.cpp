@@ -35,10 +35,11 @@ Error Reader::sqliteError(int Rc) const {
   switch (Rc & 0xFF) {
   case SQLITE_INTERRUPT:
     if (TimedOut)
-      return error(llvm::Twine("a query ran ") +
-                   llvm::Twine(uint64_t(MaxStepsWithoutRow) * ProgressPeriod) +
-                   " SQLite steps without returning a row; the file is "
-                   "damaged or hostile");
+      return error(
+          llvm::Twine("a query ran ") +
+          llvm::Twine(uint64_t(MaxPeriodsWithoutRow) * ProgressPeriod) +
+          " SQLite steps without returning a row; the file is "
+          "damaged or hostile");
     break;
   case SQLITE_NOTADB:
     return error("not an SQLite database");
@@ -135,23 +136,21 @@ Error Reader::scan(StringRef Table, llvm::ArrayRef<StringRef> Columns,
 void Reader::noteInvalid(StringRef Table, bool Events) {
   if (Events)
     ++M.Stats.InvalidFields;
-  auto [It, New] = InvalidRows.try_emplace(Table, 0);
-  if (New)
-    InvalidTables.push_back(Table.str());
-  ++It->second;
+  ++InvalidRows[Table.str()];
 }
 
 int Reader::step(sqlite3_stmt *S) {
-  StepsWithoutRow = 0;
+  PeriodsWithoutRow = 0;
   int Rc = sqlite3_step(S);
-  if ((Rc & 0xFF) == SQLITE_INTERRUPT && StepsWithoutRow > MaxStepsWithoutRow)
+  if ((Rc & 0xFF) == SQLITE_INTERRUPT &&
+      PeriodsWithoutRow > MaxPeriodsWithoutRow)
     TimedOut = true;
   return Rc;
 }
 
 int Reader::onProgress(void *Self) {
   auto *R = static_cast<Reader *>(Self);
-  return ++R->StepsWithoutRow > MaxStepsWithoutRow;
+  return ++R->PeriodsWithoutRow > MaxPeriodsWithoutRow;
 }
 
 Expected<StrId> Reader::name(int64_t Id) {
@@ -352,10 +351,9 @@ Expected<TraceModel> Reader::read() {
   if (Error E = readThreadNames())
     return std::move(E);
   NameQuery.reset();
-  for (const std::string &Table : InvalidTables)
-    M.Warnings.push_back((Path + ": " + Table + ": " +
-                          llvm::Twine(InvalidRows[Table]) +
-                          (InvalidRows[Table] == 1 ? " row" : " rows") +
+  for (const auto &[Table, Rows] : InvalidRows)
+    M.Warnings.push_back((Path + ": " + Table + ": " + llvm::Twine(Rows) +
+                          (Rows == 1 ? " row" : " rows") +
                           " skipped: a value of the wrong type (text or "
                           "a fraction where nsys writes an integer) or an end "
                           "before the start")

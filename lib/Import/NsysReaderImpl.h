@@ -14,6 +14,7 @@
 #include "daydream/Import/TraceModel.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
@@ -21,6 +22,7 @@
 #include <sqlite3.h>
 
 #include <limits>
+#include <map>
 #include <memory>
 
 namespace dd::import::nsys {
@@ -36,7 +38,6 @@ public:
   explicit Row(sqlite3_stmt *S) : S(S) {}
   bool null(int I) const { return sqlite3_column_type(S, I) == SQLITE_NULL; }
   int64_t i64(int I) const { return sqlite3_column_int64(S, I); }
-  /// Valid until the next row; the caller interns what it keeps.
   /// Whether column I holds an integer or NULL (SQLite keeps what an
   /// INTEGER column cannot store as an integer as text, a fraction or a
   /// blob).
@@ -44,6 +45,7 @@ public:
     int T = sqlite3_column_type(S, I);
     return T == SQLITE_INTEGER || T == SQLITE_NULL;
   }
+  /// Valid until the next row; the caller interns what it keeps.
   llvm::StringRef text(int I) const {
     const unsigned char *P = sqlite3_column_text(S, I);
     return P ? llvm::StringRef(reinterpret_cast<const char *>(P),
@@ -128,14 +130,14 @@ private:
   TraceModel M;
   llvm::StringSet<> Tables, Views;
   /// Rows skipped for a wrong type or order, by table, in first-seen order.
-  llvm::StringMap<uint64_t> InvalidRows;
-  std::vector<std::string> InvalidTables;
+  llvm::MapVector<std::string, uint64_t, std::map<std::string, unsigned>>
+      InvalidRows;
   /// The progress handler runs every ProgressPeriod virtual machine
-  /// instructions; a statement that runs MaxStepsWithoutRow periods
+  /// instructions; a statement that runs MaxPeriodsWithoutRow periods
   /// (about 10^9 instructions, seconds) without a row is interrupted.
   static constexpr int ProgressPeriod = 1000;
-  static constexpr uint64_t MaxStepsWithoutRow = 1000000;
-  uint64_t StepsWithoutRow = 0;
+  static constexpr uint64_t MaxPeriodsWithoutRow = 1000000;
+  uint64_t PeriodsWithoutRow = 0;
   bool TimedOut = false;
   llvm::DenseMap<int64_t, StrId> Names;
   llvm::DenseMap<StrId, ApiKind> ApiKinds;
