@@ -23,7 +23,9 @@ def make_profiler(window, out, cuda, memory=False):
     """torch.profiler keeping iterations window = (FIRST, LAST), writing
     `out` (.json or .json.gz): ProfilerStep#N is iteration N because step()
     is called once at the end of each. `memory` keeps the allocator's
-    events (print<memory>'s breakdown needs them)."""
+    events (print<memory>'s breakdown needs them). Operator shapes and
+    input types are always kept: the kernel cost models work from them
+    (docs/CostModels.md)."""
     from torch.profiler import ProfilerActivity, profile, schedule
     first, last = window
     warmup = min(2, first)
@@ -43,5 +45,5 @@ def make_profiler(window, out, cuda, memory=False):
     return profile(activities=activities,
                    schedule=schedule(wait=first - warmup, warmup=warmup,
                                      active=last - first + 1, repeat=1),
-                   on_trace_ready=ready, record_shapes=False, profile_memory=memory,
+                   on_trace_ready=ready, record_shapes=True, profile_memory=memory,
                    with_stack=False)
