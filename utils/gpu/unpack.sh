@@ -14,5 +14,5 @@ else
 fi
 mkdir -p "$dir"
 cat "${archive[@]}" | xz -dc | tar -C "$dir" -xf -
-find "$dir/lease" \( -name '*.json' -path '*trace*' -o -name '*.ddrec' \) -exec gzip -6 {} +
+find "$dir/lease" \( -name '*.trace.json' -o -name '*.ddrec' \) -exec gzip -9 {} +
 echo "unpack.sh: $dir/lease"
