@@ -38,6 +38,10 @@ function(daydream_add_library name)
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
     $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  # Header-only private headers that several libraries share (such as
+  # Support/FreshMemory.h) are included as "Library/Header.h" from lib/;
+  # they are not installed.
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/lib)
   target_link_libraries(${name} PUBLIC daydream_llvm ${ARG_LINK}
     PRIVATE daydream_warnings)
 endfunction()
@@ -46,7 +50,7 @@ endfunction()
 # that load plugins link them whole, since a static library contributes only
 # the objects the tool itself uses, and a plugin may use any of them.
 set(DAYDREAM_PLUGIN_API_LIBRARIES
-  DaydreamIR DaydreamPass DaydreamAnalysis DaydreamTransforms DaydreamSim)
+  DaydreamIR DaydreamPass DaydreamAnalysis DaydreamDevice DaydreamTransforms DaydreamSim)
 
 # daydream_add_tool(NAME SOURCES... LINK libs... [PLUGINS]): a tool in bin/
 # whose symbols are exported, so that plugins it loads can use the

@@ -10,7 +10,7 @@ install(FILES ${PROJECT_BINARY_DIR}/include/daydream/IR/ddir_generated.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/daydream/IR)
 
 set(DAYDREAM_INSTALLED_LIBRARIES DaydreamIR DaydreamPass DaydreamAnalysis
-  DaydreamKernelFacts DaydreamTransforms DaydreamCollectiveNames DaydreamComm DaydreamSim
+  DaydreamKernelFacts DaydreamDevice DaydreamTransforms DaydreamCollectiveNames DaydreamComm DaydreamSim
   DaydreamPasses DaydreamPlugin DaydreamImport DaydreamSeqPoint DaydreamSynth
   DaydreamTools DaydreamSupport)
 install(TARGETS ${DAYDREAM_INSTALLED_LIBRARIES} DaydreamPluginAPI

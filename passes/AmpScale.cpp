@@ -26,10 +26,10 @@
 
 #include "AutocastWork.h"
 
+#include "daydream/Device/GpuSpecs.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
-#include "daydream/Transforms/GpuSpecs.h"
 #include "daydream/Transforms/KernelClass.h"
 #include "daydream/Transforms/Precision.h"
 #include "daydream/Transforms/Primitives.h"

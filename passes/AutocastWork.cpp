@@ -37,9 +37,9 @@
 #include "AutocastWork.h"
 #include "Median.h"
 
+#include "daydream/Device/GpuSpecs.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/TaskFieldBounds.h"
-#include "daydream/Transforms/GpuSpecs.h"
 #include "daydream/Transforms/OpWork.h"
 #include "daydream/Transforms/Precision.h"
 

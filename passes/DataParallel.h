@@ -12,9 +12,9 @@
 #ifndef DAYDREAM_PASSES_DATAPARALLEL_H
 #define DAYDREAM_PASSES_DATAPARALLEL_H
 
+#include "daydream/Device/GpuSpecs.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Pass/PassOptions.h"
-#include "daydream/Transforms/GpuSpecs.h"
 #include "daydream/Transforms/KernelClass.h"
 #include "daydream/Transforms/Primitives.h"
 

@@ -146,8 +146,8 @@ std::vector<Consumer> findConsumers(Graph &G, llvm::StringRef Regex,
     return L == NoId ? NoId : Loader[L];
   };
   std::vector<Consumer> Out;
-  for (TaskId T = 0; T != G.numTaskSlots(); ++T)
-    if (G.isLive(T) && isGpuWork(G.task(T).Kind) && LoaderOf(T) != NoId)
+  for (TaskId T : G.liveTasks())
+    if (isGpuWork(G.task(T).Kind) && LoaderOf(T) != NoId)
       Gpu.push_back(T);
   for (LaneId L = 0; L != G.numLanes(); ++L) {
     if (G.lane(L).Kind != LaneKind::CpuThread)
@@ -239,9 +239,8 @@ public:
       return PreservedAnalyses::all();
     }
     int64_t T0 = INT64_MAX;
-    for (TaskId T = 0; T != G.numTaskSlots(); ++T)
-      if (G.isLive(T))
-        T0 = std::min(T0, G.task(T).StartNs);
+    for (TaskId T : G.liveTasks())
+      T0 = std::min(T0, G.task(T).StartNs);
     std::vector<TaskId> Removed = Gpu;
     bool Changed = false;
     for (const Consumer &C : Consumers) {

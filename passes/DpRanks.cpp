@@ -103,6 +103,7 @@ public:
   using OptionsT = DpRanksOptions;
   static constexpr auto Declare = &declare;
   static constexpr auto Validate = &validate;
+  static constexpr bool NeedsCollectives = true;
 
   explicit DpRanks(DpRanksOptions O) : O(std::move(O)) {}
 

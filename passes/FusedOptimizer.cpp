@@ -113,8 +113,8 @@ private:
   void warnNothingToFuse(const Graph &G, Pred IsOptimizerKernel,
                          AnalysisManager &AM) const {
     size_t Kernels = 0;
-    for (TaskId T = 0, N = G.numTaskSlots(); T != N; ++T)
-      Kernels += G.isLive(T) && IsOptimizerKernel(T);
+    for (TaskId T : G.liveTasks())
+      Kernels += IsOptimizerKernel(T);
     if (Kernels == 0)
       AM.warning(llvm::Twine("the graph has no kernels in the optimizer "
                              "phase") +

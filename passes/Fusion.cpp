@@ -224,7 +224,7 @@ void KernelFuser::add(ArrayRef<TaskId> Members, int64_t DurationNs) {
   TaskId Survivor = Members.front();
   G.task(Survivor).Name = Name;
   G.task(Survivor).Flags |= TF_Synthetic;
-  G.addNoteRaw(TaskNote{Survivor, FusedNoteKey, Note});
+  G.addNote(TaskNote{Survivor, FusedNoteKey, Note});
   Groups.add(Members, DurationNs);
 }
 

@@ -40,6 +40,7 @@ public:
   using OptionsT = networkwhatif::Options;
   static constexpr auto Declare = &declare;
   static constexpr auto Validate = &validate;
+  static constexpr bool NeedsCollectives = true;
 
   explicit Network(Options O) : O(std::move(O)) {}
 

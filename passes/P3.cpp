@@ -106,7 +106,7 @@ public:
     std::vector<StrId> Ids = existingIds(G.strings());
     appendMissing(G, Ids);
     for (auto [T, Priority] : Pending)
-      G.addNoteRaw(TaskNote{T, Key, Ids[size_t(Priority - Lowest)]});
+      G.addNote(TaskNote{T, Key, Ids[size_t(Priority - Lowest)]});
     Pending.clear();
   }
 

@@ -22,11 +22,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "daydream/Device/GpuSpecs.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/TaskFieldBounds.h"
 #include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
-#include "daydream/Transforms/GpuSpecs.h"
 #include "daydream/Transforms/KernelClass.h"
 #include "daydream/Transforms/Primitives.h"
 #include "daydream/Transforms/Roofline.h"
@@ -242,8 +242,8 @@ private:
     double FloorFactor = To.LatencyFloorUs / From.LatencyFloorUs;
     KernelClassifier Classifier(G);
     Counts N;
-    for (TaskId T = 0, E = G.numTaskSlots(); T != E; ++T) {
-      if (!G.isLive(T) || !isGpuWork(G.task(T).Kind))
+    for (TaskId T : G.liveTasks()) {
+      if (!isGpuWork(G.task(T).Kind))
         continue;
       KernelClass C = Classifier.classOf(T);
       if (C == KernelClass::Copy) {
@@ -277,9 +277,8 @@ private:
   /// CPU work on a faster (or slower) host: every CPU task's time and the
   /// untraced time before it.
   static void scaleCpuWork(Graph &G, double Factor) {
-    for (TaskId T = 0, E = G.numTaskSlots(); T != E; ++T) {
-      if (!G.isLive(T) || isGpuWork(G.task(T).Kind) ||
-          G.task(T).Kind == TaskKind::Marker)
+    for (TaskId T : G.liveTasks()) {
+      if (isGpuWork(G.task(T).Kind) || G.task(T).Kind == TaskKind::Marker)
         continue;
       Task &Tk = G.task(T);
       if (G.lane(Tk.Lane).Kind != LaneKind::CpuThread)

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Comm/NetworkModel.h"
-#include "daydream/Transforms/GpuSpecs.h"
+#include "daydream/Device/GpuSpecs.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Format.h"

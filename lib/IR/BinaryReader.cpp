@@ -9,10 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Support/FreshMemory.h"
 #include "daydream/IR/BinaryFormat.h"
+#include "daydream/IR/GraphBuilder.h"
 #include "daydream/IR/Verifier.h"
 #include "daydream/IR/ddir_generated.h"
-#include "daydream/Support/FreshMemory.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -202,13 +203,13 @@ llvm::Error readEdgeStructs(const fb::Graph &In, StringRef Bytes,
   }
   const char *At = reinterpret_cast<const char *>(Es->Data());
   if (Writable)
-    G.adoptEdges(
+    GraphBuilder(G).adoptEdges(
         {reinterpret_cast<Edge *>(Writable + (At - Bytes.data())), Es->size()});
   else
     copyRecords(
         llvm::ArrayRef<Edge>(reinterpret_cast<const Edge *>(At), Es->size()),
         Drop, [&](llvm::ArrayRef<Edge> Part) {
-          G.appendEdges(Part);
+          GraphBuilder(G).appendEdges(Part);
           return uint32_t(NoId);
         });
   return llvm::Error::success();
@@ -288,13 +289,13 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable, bool Drop) {
           Writable +
           (reinterpret_cast<const char *>(Tasks->Data()) - Bytes.data()));
       Records = {First, Tasks->size()};
-      Bad = G.adoptTasks({First, Tasks->size()}, &Bounds);
+      Bad = GraphBuilder(G).adoptTasks({First, Tasks->size()}, &Bounds);
     } else {
       Records = asGraphTasks(*Tasks, Converted);
       // Converted records are the reader's own memory: nothing to drop.
       Bad = copyRecords(Records, Drop && Converted.empty(),
                         [&](llvm::ArrayRef<Task> Part) {
-                          return G.appendTasks(Part, &Bounds);
+                          return GraphBuilder(G).appendTasks(Part, &Bounds);
                         });
     }
     if (Bad != NoId) {
@@ -320,11 +321,11 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable, bool Drop) {
       TA.RegistersPerThread = A->registers_per_thread();
       TA.CopyKind = A->copy_kind();
       TA.DType = A->dtype();
-      G.addAttrSlot(TA);
+      GraphBuilder(G).addAttrSlot(TA);
     }
   if (auto *Notes = In->task_notes())
     for (const fb::TaskNote *N : *Notes)
-      G.addNoteRaw(TaskNote{N->task(), N->key(), N->value()});
+      G.addNote(TaskNote{N->task(), N->key(), N->value()});
   if (llvm::Error E = Version == 2
                           ? readEdgeArrays(*In, G)
                           : readEdgeStructs(*In, Bytes, Writable, Drop, G))

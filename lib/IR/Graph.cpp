@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/IR/Graph.h"
-#include "daydream/Support/FreshMemory.h"
+#include "Support/FreshMemory.h"
+#include "daydream/IR/TaskFieldBounds.h"
 
 #include <algorithm>
 #include <cassert>

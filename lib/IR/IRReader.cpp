@@ -6,10 +6,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/IR/IRReader.h"
+#include "Support/FreshMemory.h"
 #include "daydream/IR/BinaryFormat.h"
 #include "daydream/IR/TextFormat.h"
 #include "daydream/IR/Verifier.h"
-#include "daydream/Support/FreshMemory.h"
 
 #include "llvm/Support/FileSystem.h"
 

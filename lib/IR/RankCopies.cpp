@@ -251,7 +251,7 @@ llvm::Error dd::expandRankCopies(Graph &G) {
       continue;
     Rep &R = *RepOfLane[G.task(Note.Task).Lane];
     for (size_t C = 0; C != R.Copies.size(); ++C)
-      G.addNoteRaw(TaskNote{InCopy(R, C, Note.Task), Note.Key, Note.Value});
+      G.addNote(TaskNote{InCopy(R, C, Note.Task), Note.Key, Note.Value});
   }
   for (size_t I = 0; I != NumEvents; ++I) {
     const MemoryEvent Ev = G.memoryEvents()[I];

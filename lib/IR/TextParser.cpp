@@ -434,7 +434,7 @@ Error Parser::resolveDeferred() {
       return R.error(Bad.Line, Bad.Col,
                      "undefined task label " + quoteForMessage(Bad.Spelling));
     if (D.IsNote)
-      G.addNoteRaw(TaskNote{Src, D.Key, D.Value});
+      G.addNote(TaskNote{Src, D.Key, D.Value});
     else
       G.addEdge(Src, Dst, D.Kind);
   }

@@ -10,6 +10,7 @@
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/RankCopies.h"
+#include "daydream/IR/TaskFieldBounds.h"
 
 #include "TextLexer.h"
 

@@ -402,10 +402,10 @@ void lowering::buildTasks(Context &C) {
         ++C.Stats.CpuOpRanges;
         const CpuRange &Rg = M.Ranges[R];
         if (Rg.InputDims != NoId)
-          G.addNoteRaw(
+          G.addNote(
               TaskNote{Id, Key(InputDimsKey, "input-dims"), Rg.InputDims});
         if (Rg.InputTypes != NoId)
-          G.addNoteRaw(
+          G.addNote(
               TaskNote{Id, Key(InputTypesKey, "input-types"), Rg.InputTypes});
       }
     } else if (It.Kind == ItemKind::Activity) {
@@ -432,13 +432,13 @@ void lowering::buildTasks(Context &C) {
       // The graph takes the model's strings at the end of the lowering.
       const GpuActivity &Act = M.Activities[It.Index];
       if (Act.Group != NoId)
-        G.addNoteRaw(TaskNote{Id, M.Strings.intern("group"), Act.Group});
+        G.addNote(TaskNote{Id, M.Strings.intern("group"), Act.Group});
       if (Act.GroupRanks != NoId)
-        G.addNoteRaw(
+        G.addNote(
             TaskNote{Id, M.Strings.intern("group-ranks"), Act.GroupRanks});
       if (Act.GroupSize > 0)
-        G.addNoteRaw(TaskNote{Id, M.Strings.intern("group-size"),
-                              M.Strings.intern(std::to_string(Act.GroupSize))});
+        G.addNote(TaskNote{Id, M.Strings.intern("group-size"),
+                           M.Strings.intern(std::to_string(Act.GroupSize))});
     }
   }
   // Nested calls share the tasks of the call they are in.

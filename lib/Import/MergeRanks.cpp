@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MergeRanks.h"
+#include "daydream/IR/GraphBuilder.h"
 
 #include <algorithm>
 
@@ -62,7 +63,7 @@ void appendRank(Graph &Job, const RankGraph &R) {
         Layer{Str(L.Name), L.Parent == NoId ? NoId : L.Parent + LayerBase});
   const AttrId AttrBase = Job.attrSlots().size();
   for (const TaskAttrs &A : G.attrSlots())
-    Job.addAttrSlot(A);
+    GraphBuilder(Job).addAttrSlot(A);
 
   std::vector<TaskId> NewId(G.numTaskSlots(), NoId);
   for (LaneId L = 0; L != G.numLanes(); ++L)
@@ -81,7 +82,7 @@ void appendRank(Graph &Job, const RankGraph &R) {
       Job.addEdge(NewId[E.Src], NewId[E.Dst], E.Kind);
   for (const TaskNote &N : G.notes())
     if (N.Task < NewId.size() && NewId[N.Task] != NoId)
-      Job.addNoteRaw(TaskNote{NewId[N.Task], Str(N.Key), Str(N.Value)});
+      Job.addNote(TaskNote{NewId[N.Task], Str(N.Key), Str(N.Value)});
   for (MemoryEvent E : G.memoryEvents()) {
     if (E.Lane != NoId)
       E.Lane += LaneBase;

@@ -21,11 +21,46 @@ using namespace dd;
 
 PassConcept::~PassConcept() = default;
 
+std::string PassTraits::describe() const {
+  static const std::pair<PassTrait, const char *> Names[] = {
+      {PassTrait::Printer, "printer"},
+      {PassTrait::AddsTasks, "adds tasks"},
+      {PassTrait::HandlesRankCopies, "handles rank copies"},
+      {PassTrait::NeedsCollectives, "needs collectives"}};
+  std::string Out;
+  for (const auto &[Trait, Name] : Names)
+    if (has(Trait))
+      Out += (Out.empty() ? "" : ", ") + std::string(Name);
+  return Out;
+}
+
+/// Whether \p G has a live collective task (an NCCL/RCCL kernel or a
+/// barrier): what a pass that needs collectives acts on.
+static bool hasCollectiveTask(const Graph &G) {
+  for (TaskId T : G.liveTasks())
+    if (G.task(T).Kind == TaskKind::Collective)
+      return true;
+  return false;
+}
+
 static llvm::Error passError(const PassConcept &P, llvm::StringRef What,
                              llvm::Error E) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  What + " '" + P.name() +
                                      "': " + llvm::toString(std::move(E)));
+}
+
+/// Runs \p P, unless it needs collectives and \p G has none: then it says
+/// so and keeps everything.
+static llvm::Expected<PreservedAnalyses> runOrSkip(PassConcept &P, Graph &G,
+                                                   AnalysisManager &AM) {
+  if (P.needsCollectives() && !hasCollectiveTask(G)) {
+    AM.warning("the graph has no collective tasks (no NCCL or RCCL kernels, "
+               "no barriers: a trace of one GPU? ddp-insert and p3 model data "
+               "parallelism from one); nothing was changed");
+    return PreservedAnalyses::all();
+  }
+  return P.run(G, AM);
 }
 
 llvm::Error PassManager::run(Graph &G, AnalysisManager &AM,
@@ -61,7 +96,7 @@ llvm::Error PassManager::run(Graph &G, AnalysisManager &AM,
     if (PI.Stats)
       Changes.emplace(G);
     AM.setCurrentPass(P->name());
-    llvm::Expected<PreservedAnalyses> PA = P->run(G, AM);
+    llvm::Expected<PreservedAnalyses> PA = runOrSkip(*P, G, AM);
     if (T)
       T->stopTimer();
     if (PA && Changes)

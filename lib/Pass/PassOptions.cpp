@@ -173,11 +173,23 @@ std::string PassOptionParser::print() const {
   return OS.str();
 }
 
-void PassOptionParser::printHelp(llvm::raw_ostream &OS, unsigned Indent) const {
+std::vector<PassOptionDoc> PassOptionParser::docs() const {
+  std::vector<PassOptionDoc> Docs;
   for (const Option &O : Options) {
     std::string Default;
     llvm::raw_string_ostream DOS(Default);
     O.Print(DOS);
-    OS.indent(Indent) << O.Key << "=" << DOS.str() << "  " << O.Desc << "\n";
+    Docs.push_back({O.Key, DOS.str(), O.Desc});
   }
+  return Docs;
+}
+
+std::string dd::passSynopsis(llvm::StringRef Name,
+                             llvm::ArrayRef<PassOptionDoc> Options) {
+  std::string Out = Name.str();
+  for (size_t I = 0; I != Options.size(); ++I)
+    Out += (I ? " " : "{") + Options[I].Key + "=" + Options[I].Default;
+  if (!Options.empty())
+    Out += "}";
+  return Out;
 }

@@ -119,7 +119,9 @@ void PassRegistry::printPasses(llvm::raw_ostream &OS) const {
     if (!I->Flag.empty())
       OS << " (-" << I->Flag << ")";
     OS << "\n    " << I->Description << "\n";
-    if (I->PrintOptions)
-      I->PrintOptions(OS, 6);
+    if (I->Options)
+      for (const PassOptionDoc &O : I->Options())
+        OS.indent(6) << O.Key << "=" << O.Default << "  " << O.Description
+                     << "\n";
   }
 }

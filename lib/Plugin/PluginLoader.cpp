@@ -77,9 +77,9 @@ llvm::Expected<LoadedPlugin> dd::loadPlugin(StringRef Path,
   PluginRegistrar R;
   Info.Register(R);
   for (PassInfo &P : R.Passes) {
-    if (!P.Create || !P.PrintOptions)
+    if (!P.Create || !P.Options)
       return Named(pluginError("pass '" + P.Name +
-                               "' lacks its constructor or option printer"));
+                               "' lacks its constructor or option list"));
     if (llvm::Error E = Targets.Passes->registerPass(std::move(P)))
       return Named(std::move(E));
   }

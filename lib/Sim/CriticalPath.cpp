@@ -19,10 +19,10 @@
 
 #include "Replay.h"
 
+#include "Support/FreshMemory.h"
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/CriticalPath.h"
-#include "daydream/Support/FreshMemory.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Sequence.h"

@@ -29,10 +29,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Support/FreshMemory.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/CriticalPath.h"
 #include "daydream/Sim/Simulator.h"
-#include "daydream/Support/FreshMemory.h"
 
 #include "llvm/ADT/STLExtras.h"
 

@@ -26,8 +26,8 @@
 #include "Replay.h"
 #include "Sweep.h"
 
+#include "Support/FreshMemory.h"
 #include "daydream/IR/Graph.h"
-#include "daydream/Support/FreshMemory.h"
 
 #include "llvm/ADT/Optional.h"
 #include "llvm/ADT/Twine.h"

@@ -17,6 +17,8 @@
 #include "daydream/Sim/SchedulingPolicy.h"
 #include "daydream/Sim/Simulator.h"
 
+#include "llvm/Support/ErrorHandling.h"
+
 #include <algorithm>
 #include <limits>
 #include <memory>
@@ -62,6 +64,7 @@ static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
       if (!Opts.TaskTimes &&
           replayWindowed(G, R, Opts.Observer, Opts.CriticalPath) &&
           (!Opts.Observer || R.Observed)) {
+        R.Engine = SimEngine::Windowed;
         Summarized = true;
         return llvm::Error::success();
       }
@@ -69,6 +72,7 @@ static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
       // observer or the critical path did not.
       R = SimResult();
       if (replaySweep(G, R, Opts.LaneAndIterationResults)) {
+        R.Engine = SimEngine::Sweep;
         Summarized = true;
         return llvm::Error::success();
       }
@@ -84,6 +88,7 @@ static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
   }
 
   R.OriginNs = timeOrigin(G);
+  R.Engine = SimEngine::EventDriven;
   // The policy is consulted only for tasks on ByPriority lanes; preparing it
   // otherwise would be wasted work.
   std::unique_ptr<SchedulingPolicy> Default;
@@ -96,6 +101,20 @@ static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
     Policy->prepare(G);
   }
   return replayEvents(G, Policy, R.OriginNs, R.Start, R.End);
+}
+
+llvm::StringRef dd::engineName(SimEngine E) {
+  switch (E) {
+  case SimEngine::Windowed:
+    return "windowed sweep";
+  case SimEngine::Sweep:
+    return "sweep";
+  case SimEngine::Linear:
+    return "linear";
+  case SimEngine::EventDriven:
+    return "event-driven";
+  }
+  llvm_unreachable("unknown engine");
 }
 
 llvm::Expected<SimResult> dd::simulate(const Graph &G, const SimOptions &Opts) {

@@ -83,6 +83,11 @@ struct Options {
   cl::opt<bool> PrintPasses{"print-passes",
                             cl::desc("List the available passes and exit"),
                             cl::cat(Category)};
+  cl::opt<std::string> PrintPassDocs{
+      "print-pass-docs",
+      cl::desc("Print a pass's reference (synopsis, options, traits) in "
+               "Markdown, as its docs/passes page holds it, and exit"),
+      cl::value_desc("name"), cl::cat(Category)};
   BoolFlag PrintPipeline{
       "print-pipeline-passes",
       "Print the pipeline with every option, in -passes= form, and exit",
@@ -152,6 +157,15 @@ int dd::ddOptMain(int Argc, char **Argv) {
 
   if (Opt.PrintPasses) {
     Registry.printPasses(llvm::outs());
+    return 0;
+  }
+  if (Opt.PrintPassDocs.getNumOccurrences()) {
+    const PassInfo *I = Registry.lookup(Opt.PrintPassDocs);
+    if (!I)
+      return reportError(Tool, "-print-pass-docs: no pass named '" +
+                                   Opt.PrintPassDocs +
+                                   "' (dd-opt -print-passes lists them)");
+    PassRegistry::printPassDocs(*I, llvm::outs());
     return 0;
   }
 

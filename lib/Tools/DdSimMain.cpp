@@ -15,6 +15,7 @@
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/IRReader.h"
 #include "daydream/IR/RankCopies.h"
+#include "daydream/Pass/AnalysisManager.h"
 #include "daydream/Plugin/PluginLoader.h"
 #include "daydream/Sim/SchedulingPolicy.h"
 #include "daydream/Sim/Simulator.h"
@@ -88,11 +89,39 @@ struct Options {
       cl::desc("Lead with the critical path and GPU utilization (default "
                "true; false skips their analysis)"),
       cl::cat(Category)};
+  // LLVM's own -stats may be registered already (BoolFlag shares it).
+  BoolFlag Stats{"stats",
+                 "Print what the simulation did (tasks, edges, lanes, the "
+                 "engine, ranks left out by symmetry) to stderr, as LLVM's "
+                 "-stats does",
+                 Category};
   cl::list<std::string> Plugins{
       llvm::StringRef(LoadPluginOption),
       cl::desc("Load a plugin's scheduling policies (and passes)"),
       cl::value_desc("path"), cl::cat(Category)};
 };
+/// -stats: what the simulation of \p G (as simulated: after the symmetry
+/// reduction) did, as LLVM-style counters.
+std::vector<AnalysisManager::Statistic>
+simulationStatistics(const Graph &G, const SimResult &R,
+                     const SymmetryReduction &Symmetry) {
+  std::vector<AnalysisManager::Statistic> Stats = {
+      {"simulate", "tasks simulated", G.numTasks()},
+      {"simulate", "edges followed", G.countLiveEdges()},
+      {"simulate", "lanes", G.numLanes()},
+      {"simulate", "iterations", G.iterations().size()},
+      {"simulate", ("runs of the " + engineName(R.Engine) + " engine").str(),
+       1}};
+  if (Symmetry.used()) {
+    Stats.push_back({"symmetry", "ranks in the job", Symmetry.Ranks});
+    Stats.push_back({"symmetry",
+                     "ranks simulated (one a class of identical ones)",
+                     Symmetry.Classes});
+    Stats.push_back({"symmetry", "tasks left out", Symmetry.RemovedTasks});
+  }
+  return Stats;
+}
+
 /// -timeline and -plot: the baseline (another graph's simulation, or the
 /// input's recorded times) beside the prediction.
 llvm::Error writePictures(const Options &Opt, llvm::StringRef InputName,
@@ -251,6 +280,9 @@ int dd::ddSimMain(int Argc, char **Argv) {
   if (!R)
     return reportError(Tool, InputName + ": " + llvm::toString(R.takeError()));
   Times.mark("simulate");
+  std::vector<AnalysisManager::Statistic> Stats;
+  if (Opt.Stats.isSet())
+    Stats = simulationStatistics(*G, *R, Symmetry);
 
   // From the results as simulate() gave them, which the measures taken on
   // the way go with; expandHeadline() then adds the ranks left out.
@@ -268,6 +300,12 @@ int dd::ddSimMain(int Argc, char **Argv) {
       if (!R)
         return reportError(Tool,
                            InputName + ": " + llvm::toString(R.takeError()));
+      if (Opt.Stats.isSet())
+        Stats.push_back({"simulate",
+                         ("runs of the " + engineName(R->Engine) +
+                          " engine (again, keeping the times for the headline)")
+                             .str(),
+                         1});
       H = computeHeadline(*G, *R, Order ? &*Order : nullptr);
     }
     if (!H)
@@ -301,5 +339,6 @@ int dd::ddSimMain(int Argc, char **Argv) {
   Times.mark("report");
   if (Opt.TimePhases)
     Times.print(llvm::errs(), G->numTasks());
+  printStatistics(llvm::errs(), Stats);
   return 0;
 }

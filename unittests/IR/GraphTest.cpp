@@ -1,6 +1,7 @@
 //===- GraphTest.cpp - In-memory graph: lanes, insertion, removal ---------===//
 
 #include "GraphBuilder.h"
+#include "daydream/IR/GraphBuilder.h"
 
 #include "gtest/gtest.h"
 
@@ -231,9 +232,11 @@ TEST(GraphTest, LinksBuiltWhenFirstNeededAreTheSame) {
     // In two parts, as a file is read: the second part appended while the
     // links are pending leaves them pending.
     const size_t Half = Tasks.size() / 2;
-    ASSERT_EQ(Lazy.appendTasks(llvm::makeArrayRef(Tasks).take_front(Half)),
+    ASSERT_EQ(dd::GraphBuilder(Lazy).appendTasks(
+                  llvm::makeArrayRef(Tasks).take_front(Half)),
               NoId);
-    ASSERT_EQ(Lazy.appendTasks(llvm::makeArrayRef(Tasks).drop_front(Half)),
+    ASSERT_EQ(dd::GraphBuilder(Lazy).appendTasks(
+                  llvm::makeArrayRef(Tasks).drop_front(Half)),
               NoId);
     EXPECT_TRUE(Lazy.lanesFollowSlotOrder());
     EXPECT_FALSE(Eager.lanesFollowSlotOrder());

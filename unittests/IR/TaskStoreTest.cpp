@@ -10,6 +10,7 @@
 
 #include "daydream/IR/TaskStore.h"
 #include "daydream/IR/Graph.h"
+#include "daydream/IR/GraphBuilder.h"
 
 #include "gtest/gtest.h"
 
@@ -104,7 +105,7 @@ TEST(TaskStoreTest, AdoptedTasksAreLinkedLikeAddedOnes) {
   std::vector<Task> Mine = threeTasks();
   for (const Task &T : Mine)
     Added.addTask(T);
-  EXPECT_EQ(Adopted.adoptTasks(Mine), NoId);
+  EXPECT_EQ(GraphBuilder(Adopted).adoptTasks(Mine), NoId);
   ASSERT_EQ(Adopted.numTasks(), 3u);
   EXPECT_EQ(&Adopted.task(0), &Mine[0]);
   for (LaneId L = 0; L != 2; ++L) {
@@ -123,7 +124,7 @@ TEST(TaskStoreTest, AdoptedTasksAreLinkedLikeAddedOnes) {
 
   Graph Bad;
   Bad.addLane(Lane());
-  EXPECT_EQ(Bad.adoptTasks(Mine), 1u); // task 1 is on lane 1
+  EXPECT_EQ(GraphBuilder(Bad).adoptTasks(Mine), 1u); // task 1 is on lane 1
   EXPECT_EQ(Bad.numTaskSlots(), 0u);
   EXPECT_EQ(Bad.laneHead(0), NoId);
   EXPECT_EQ(Bad.laneTail(0), NoId);
@@ -134,17 +135,17 @@ TEST(TaskStoreTest, AppendingATaskOnAMissingLaneLeavesTheGraphAsItWas) {
   G.addLane(Lane());
   G.addLane(Lane());
   std::vector<Task> Mine = threeTasks();
-  ASSERT_EQ(G.appendTasks(Mine), NoId);
+  ASSERT_EQ(GraphBuilder(G).appendTasks(Mine), NoId);
   // Lanes 0 and 1 get two more tasks before one names lane 2.
   std::vector<Task> More = threeTasks();
   More.push_back(More[0]);
   More.back().Lane = 2;
-  EXPECT_EQ(G.appendTasks(More), 3u);
+  EXPECT_EQ(GraphBuilder(G).appendTasks(More), 3u);
   ASSERT_EQ(G.numTaskSlots(), 3u);
   Graph Fresh;
   Fresh.addLane(Lane());
   Fresh.addLane(Lane());
-  ASSERT_EQ(Fresh.appendTasks(Mine), NoId);
+  ASSERT_EQ(GraphBuilder(Fresh).appendTasks(Mine), NoId);
   for (LaneId L = 0; L != 2; ++L) {
     EXPECT_EQ(G.laneHead(L), Fresh.laneHead(L));
     EXPECT_EQ(G.laneTail(L), Fresh.laneTail(L));

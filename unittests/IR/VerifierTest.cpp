@@ -3,6 +3,7 @@
 #include "daydream/IR/Verifier.h"
 #include "GraphBuilder.h"
 #include "IRTestUtil.h"
+#include "daydream/IR/GraphBuilder.h"
 
 #include "gtest/gtest.h"
 
@@ -127,7 +128,7 @@ TEST(VerifierLazyLinksTest, ChecksLaneEndsWithoutBuildingLinks) {
       Ts[I].Name = G.intern("t");
       Ts[I].Lane = Lanes[I];
     }
-    EXPECT_EQ(G.appendTasks(Ts), NoId);
+    EXPECT_EQ(GraphBuilder(G).appendTasks(Ts), NoId);
     return G;
   };
   Graph Good = Make();

@@ -74,11 +74,14 @@ TEST(DeclarePassTest, InfoComesFromTheClass) {
   EXPECT_EQ(I.Name, "stretch");
   EXPECT_EQ(I.Flag, "st");
   EXPECT_EQ(I.Description, "make tasks longer");
-  std::string Help;
-  llvm::raw_string_ostream OS(Help);
-  I.PrintOptions(OS, 0);
-  EXPECT_NE(OS.str().find("factor=2"), std::string::npos) << OS.str();
+  std::vector<PassOptionDoc> Options = I.Options();
+  ASSERT_EQ(Options.size(), 2u);
+  EXPECT_EQ(Options[0].Key, "factor");
+  EXPECT_EQ(Options[0].Default, "2");
+  EXPECT_EQ(passSynopsis(I.Name, Options), "stretch{factor=2 gaps=false}");
+  EXPECT_EQ(I.Traits.describe(), "adds tasks");
   EXPECT_EQ(passInfo<Report>().Flag, "");
+  EXPECT_EQ(passInfo<Report>().Traits.describe(), "printer");
 }
 
 TEST(DeclarePassTest, TextAndTypedOptionsBuildTheSamePass) {

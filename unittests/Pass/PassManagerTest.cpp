@@ -47,6 +47,11 @@ struct OptedOutPass {
   }
 };
 
+/// Says it models collectives.
+struct CollectivePass : PlainPass {
+  static constexpr bool NeedsCollectives = true;
+};
+
 /// Says it adds tasks, so that dd-opt copies them at load.
 struct AddingPass {
   static constexpr bool AddsTasks = true;
@@ -148,6 +153,42 @@ TEST(PassManagerTest, GraphsWithoutCopiesAreLeftAlone) {
   ASSERT_EQ(Log.size(), 1u);
   EXPECT_EQ(Log[0].Tasks, 2u);
   EXPECT_EQ(OS.str(), "Running pass: plain\n");
+}
+
+TEST(PassManagerTest, PassesThatNeedCollectivesSkipGraphsWithout) {
+  llvm::Expected<Graph> Without = parseTextGraph(TwoRanks);
+  ASSERT_TRUE(bool(Without)) << llvm::toString(Without.takeError());
+  llvm::Expected<Graph> With = parseTextGraph(R"(ddir 1
+lane @c cpu-thread "main"
+lane @s gpu-stream "stream 7"
+task %a cpu-op @c "a" start=0 dur=1
+task %n collective @s "ncclDevKernel_AllReduce" start=1 dur=5
+)");
+  ASSERT_TRUE(bool(With)) << llvm::toString(With.takeError());
+  for (Graph *G : {&*Without, &*With}) {
+    std::vector<Seen> Log;
+    std::vector<std::string> Warnings;
+    PassManager PM;
+    PM.addPass(wrap("net", CollectivePass{{&Log}}));
+    AnalysisManager AM;
+    AM.setWarningHandler(
+        [&](llvm::StringRef W) { Warnings.push_back(W.str()); });
+    llvm::Error E = PM.run(*G, AM);
+    ASSERT_FALSE(bool(E)) << llvm::toString(std::move(E));
+    if (G == &*Without) {
+      EXPECT_TRUE(Log.empty());
+      ASSERT_EQ(Warnings.size(), 1u);
+      EXPECT_EQ(Warnings[0], "net: the graph has no collective tasks (no NCCL "
+                             "or RCCL kernels, no barriers: a trace of one "
+                             "GPU? ddp-insert and p3 model data parallelism "
+                             "from one); nothing was changed");
+    } else {
+      EXPECT_EQ(Log.size(), 1u);
+      EXPECT_TRUE(Warnings.empty());
+    }
+  }
+  EXPECT_TRUE(wrap("net", CollectivePass{})->needsCollectives());
+  EXPECT_FALSE(wrap("plain", PlainPass{})->needsCollectives());
 }
 
 } // namespace

@@ -101,10 +101,10 @@ TEST_F(PipelineTest, Errors) {
 }
 
 TEST_F(PipelineTest, RegistryRejectsClashes) {
-  PassInfo Dup{"scale-tasks", "", "dup", nullptr, nullptr};
+  PassInfo Dup{"scale-tasks", "", "dup", {}, nullptr, nullptr};
   EXPECT_EQ(llvm::toString(R.registerPass(Dup)),
             "pass name 'scale-tasks' is already registered");
-  PassInfo FlagClash{"new-pass", "print<stats>", "dup", nullptr, nullptr};
+  PassInfo FlagClash{"new-pass", "print<stats>", "dup", {}, nullptr, nullptr};
   EXPECT_EQ(llvm::toString(R.registerPass(FlagClash)),
             "pass flag 'print<stats>' of 'new-pass' is already registered");
 }

@@ -2,7 +2,7 @@
 
 #include "daydream/Transforms/KernelClass.h"
 #include "../IR/GraphBuilder.h"
-#include "daydream/Transforms/GpuSpecs.h"
+#include "daydream/Device/GpuSpecs.h"
 
 #include "gtest/gtest.h"
 

@@ -1,8 +1,8 @@
 //===- RooflineTest.cpp - Hand-worked roofline and GPU table cases --------===//
 
 #include "daydream/Transforms/Roofline.h"
+#include "daydream/Device/GpuSpecs.h"
 #include "daydream/IR/Graph.h"
-#include "daydream/Transforms/GpuSpecs.h"
 
 #include "gtest/gtest.h"
 

@@ -17,7 +17,6 @@
 #define DAYDREAM_IR_GRAPH_H
 
 #include "daydream/IR/StringTable.h"
-#include "daydream/IR/TaskFieldBounds.h"
 #include "daydream/IR/TaskStore.h"
 #include "daydream/IR/Types.h"
 
@@ -26,6 +25,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cassert>
+#include <cstddef>
+#include <iterator>
 #include <memory>
 #include <vector>
 
@@ -35,6 +36,52 @@ namespace dd {
 struct TaskAttrsHash {
   size_t operator()(const TaskAttrs &A) const;
 };
+
+/// The ids of a graph's live tasks in slot order (Graph::liveTasks()):
+/// the dead slots a removal leaves are skipped.
+class LiveTaskRange {
+public:
+  class iterator {
+  public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = TaskId;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const TaskId *;
+    using reference = TaskId;
+
+    iterator(const std::vector<bool> *Dead, TaskId T, TaskId End)
+        : Dead(Dead), T(T), End(End) {
+      skipDead();
+    }
+    TaskId operator*() const { return T; }
+    iterator &operator++() {
+      ++T;
+      skipDead();
+      return *this;
+    }
+    bool operator==(const iterator &O) const { return T == O.T; }
+    bool operator!=(const iterator &O) const { return T != O.T; }
+
+  private:
+    void skipDead() {
+      while (T != End && (*Dead)[T])
+        ++T;
+    }
+    const std::vector<bool> *Dead;
+    TaskId T, End;
+  };
+
+  LiveTaskRange(const std::vector<bool> &Dead, TaskId NumSlots)
+      : Dead(&Dead), NumSlots(NumSlots) {}
+  iterator begin() const { return iterator(Dead, 0, NumSlots); }
+  iterator end() const { return iterator(Dead, NumSlots, NumSlots); }
+
+private:
+  const std::vector<bool> *Dead;
+  TaskId NumSlots;
+};
+
+struct TaskFieldBounds;
 
 class Graph {
 public:
@@ -81,6 +128,10 @@ public:
   /// Number of live tasks.
   size_t numTasks() const { return Tasks.size() - NumDead; }
   bool isLive(TaskId T) const { return !Dead[T]; }
+  /// The live tasks' ids, in slot order: for (TaskId T : G.liveTasks()).
+  LiveTaskRange liveTasks() const {
+    return LiveTaskRange(Dead, TaskId(Tasks.size()));
+  }
 
   Task &task(TaskId T) { return Tasks[T]; }
   const Task &task(TaskId T) const { return Tasks[T]; }
@@ -138,6 +189,8 @@ public:
 
   llvm::ArrayRef<TaskNote> notes() const { return Notes; }
   void addNote(TaskId T, llvm::StringRef Key, llvm::StringRef Value);
+  /// The same with the key and value interned already.
+  void addNote(const TaskNote &N) { Notes.push_back(N); }
 
   //===--- Edges ---------------------------------------------------------===//
   /// All edges ever added, including those touching dead tasks.
@@ -148,42 +201,35 @@ public:
   void addEdge(TaskId Src, TaskId Dst, EdgeKind K) {
     Edges.push_back(Edge{Src, Dst, K});
   }
-  /// Appends \p Es, as addEdge() one by one would.
-  void appendEdges(llvm::ArrayRef<Edge> Es) { Edges.append(Es); }
-  /// The same for a graph without edges yet, but the graph keeps using \p Es
-  /// where they are until it first adds an edge, as adoptTasks() does.
-  void adoptEdges(llvm::MutableArrayRef<Edge> Es) {
-    assert(Edges.empty() && "adopting edges into a graph that has some");
-    Edges.borrow(Es);
-  }
   /// Drops every edge (importers rebuild edges when breaking cycles).
   void clearEdges() { Edges.clear(); }
   /// Number of live edges. O(E).
   size_t countLiveEdges() const;
 
-  //===--- Bulk construction (readers) -----------------------------------===//
+  //===--- Memory ---------------------------------------------------------===//
   /// Reserves room for \p NumTasks tasks, \p NumEdges edges and
   /// \p NumAttrs attribute records.
   void reserve(size_t NumTasks, size_t NumEdges, size_t NumAttrs = 0);
   /// Keeps \p Buf alive as long as the graph: string-table entries may point
-  /// into it.
+  /// into it (StringTable::appendUnowned()).
   void holdBuffer(std::unique_ptr<llvm::MemoryBuffer> Buf) {
     Buffers.push_back(std::move(Buf));
   }
-  /// Appends \p Ts, each at the end of its lane, as addTask() one by one
-  /// would, in one pass and without per-task growth checks. If a task names
-  /// a lane that does not exist, or has a field outside \p Check where it is
-  /// given, nothing is appended and its index in \p Ts is returned; NoId on
-  /// success.
-  uint32_t appendTasks(llvm::ArrayRef<Task> Ts,
-                       const TaskFieldBounds *Check = nullptr);
-  /// The same for a graph without tasks yet, but the graph keeps using \p Ts
-  /// where they are (TaskStore.h) until it first adds a task: they must
-  /// outlive it (holdBuffer()) and be writable memory no one else sees.
+
+private:
+  /// Readers build a graph in bulk, and from memory they map, through
+  /// GraphBuilder (GraphBuilder.h): passes never need to.
+  friend class GraphBuilder;
+
+  uint32_t appendTasks(llvm::ArrayRef<Task> Ts, const TaskFieldBounds *Check);
   uint32_t adoptTasks(llvm::MutableArrayRef<Task> Ts,
-                      const TaskFieldBounds *Check = nullptr);
+                      const TaskFieldBounds *Check);
   void addAttrSlot(const TaskAttrs &A) { Attrs.push_back(A); }
-  void addNoteRaw(const TaskNote &N) { Notes.push_back(N); }
+  void appendEdges(llvm::ArrayRef<Edge> Es) { Edges.append(Es); }
+  void adoptEdges(llvm::MutableArrayRef<Edge> Es) {
+    assert(Edges.empty() && "adopting edges into a graph that has some");
+    Edges.borrow(Es);
+  }
 
 private:
   void linkAtEnd(TaskId T, LaneId L);

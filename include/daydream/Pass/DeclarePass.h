@@ -1,23 +1,24 @@
 //===- DeclarePass.h - A pass declares itself once --------------*- C++ -*-===//
 //
 // A pass is a value type that says, in its own class, everything the
-// registry, the pipeline parser, dd-opt's flags and --help need:
+// registry, the pipeline parser, dd-opt's flags, --help and the docs need:
 //
+// clang-format off
 //   class ScaleTasks {
 //   public:
 //     static constexpr const char *Name = "scale-tasks";
 //     static constexpr const char *Description = "Scale ... by a factor";
-//     using OptionsT = ScaleTasksOptions;       // a struct of plain values
-//     static constexpr auto Declare = &declare;  // (PassOptionParser &,
-//     OptionsT &) static constexpr auto Validate = &validate; // optional:
-//     (const OptionsT &) -> Error static constexpr const char *Flag = "amp"; //
-//     optional: a short dd-opt flag static constexpr bool IsPrinter = true; //
-//     optional traits (PassManager.h):
+//     using OptionsT = ScaleTasksOptions;        // a struct of plain values
+//     static constexpr auto Declare = &declare;  // (PassOptionParser &, OptionsT &)
+//     static constexpr auto Validate = &validate; // optional: (const OptionsT &) -> Error
+//     static constexpr const char *Flag = "amp"; // optional: a short dd-opt flag
+//     static constexpr bool IsPrinter = true;    // optional traits (PassManager.h):
 //                                                // IsPrinter, AddsTasks,
-//                                                HandlesRankCopies
+//                                                // HandlesRankCopies, NeedsCollectives
 //     explicit ScaleTasks(OptionsT O);
 //     llvm::Expected<PreservedAnalyses> run(Graph &, AnalysisManager &);
 //   };
+// clang-format on
 //
 // passInfo<ScaleTasks>() is then its registry entry, for a built-in pass
 // (Passes.def) and a plugin's (PluginRegistrar::addPass()) alike, and
@@ -61,14 +62,15 @@ struct PassValidate<PassT, std::void_t<decltype(PassT::Validate)>> {
 template <typename PassT> PassInfo passInfo() {
   using OptionsT = typename PassT::OptionsT;
   return PassInfo{
-      PassT::Name, detail::PassFlag<PassT>::get(), PassT::Description,
+      PassT::Name,
+      detail::PassFlag<PassT>::get(),
+      PassT::Description,
+      traitsOf<PassT>(),
       [](llvm::StringRef Text) {
         return buildPass<PassT, OptionsT>(PassT::Name, Text, PassT::Declare,
                                           detail::PassValidate<PassT>::run);
       },
-      [](llvm::raw_ostream &OS, unsigned Indent) {
-        printOptionsHelp<OptionsT>(PassT::Name, PassT::Declare, OS, Indent);
-      }};
+      [] { return optionDocs<OptionsT>(PassT::Name, PassT::Declare); }};
 }
 
 /// \p PassT built from typed options, validated as from text; it prints

@@ -8,17 +8,19 @@
 // order with the instrumentation dd-opt exposes: -verify-each,
 // -print-after-all, -time-passes and -debug-pass-manager.
 //
-// A graph may store ranks as copies of another (IR/RankCopies.h). A pass
-// sees them only if its type says it is written for them
-//   static constexpr bool HandlesRankCopies = true;
-// (it changes a representative's tasks as it would each of its copies');
-// before any other pass, the PassManager expands every copy.
-//
-// A pass that adds tasks says so
-//   static constexpr bool AddsTasks = true;
-// so that dd-opt copies the tasks of its input at load instead of using
-// them in place (IRReader.h): the first task added would copy them anyway.
-// It is a hint for speed; a pass that adds tasks without it works as well.
+// What else a pass is, it says in its type, once, as traits the pass
+// manager and the tools read (PassTraits below):
+//   static constexpr bool IsPrinter = true;  // reports, changes nothing
+//   static constexpr bool AddsTasks = true;  // adds tasks
+//   static constexpr bool HandlesRankCopies = true;  // sees rank copies
+//   static constexpr bool NeedsCollectives = true;  // models collectives
+// A graph may store ranks as copies of another (IR/RankCopies.h): before a
+// pass that does not handle them, the PassManager expands every copy. A
+// pass that adds tasks makes dd-opt copy the tasks of its input at load
+// instead of using them in place (IRReader.h), since the first task added
+// would copy them anyway (a hint for speed). A printer's pipeline reads its
+// input in place. A pass that needs collectives is skipped, with a warning,
+// on a graph that has no collective task.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +32,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -38,6 +41,28 @@
 namespace dd {
 
 class Graph;
+
+/// One trait of a pass (see the file comment).
+enum class PassTrait : uint32_t {
+  Printer = 1u << 0,
+  AddsTasks = 1u << 1,
+  HandlesRankCopies = 1u << 2,
+  NeedsCollectives = 1u << 3,
+};
+
+/// A pass's traits, as bits: a new trait takes a new bit and changes no
+/// layout or virtual table a plugin was built against.
+struct PassTraits {
+  uint32_t Bits = 0;
+  bool has(PassTrait T) const { return Bits & uint32_t(T); }
+  PassTraits &add(PassTrait T, bool If = true) {
+    if (If)
+      Bits |= uint32_t(T);
+    return *this;
+  }
+  /// The traits, for people: "printer, adds tasks", or "" for none.
+  std::string describe() const;
+};
 
 class PassConcept {
 public:
@@ -49,32 +74,42 @@ public:
   virtual void printPipeline(llvm::raw_ostream &OS) const = 0;
   virtual llvm::Expected<PreservedAnalyses> run(Graph &G,
                                                 AnalysisManager &AM) = 0;
-  /// Whether the pass may see ranks stored as copies (see above).
-  virtual bool handlesRankCopies() const { return false; }
-  /// Whether the pass adds tasks (see above).
-  virtual bool addsTasks() const { return false; }
-  /// Whether the pass only reports on the graph (print<...>), changing
-  /// nothing: a pipeline of printers reads its input in place.
-  virtual bool isPrinter() const { return false; }
+  /// What the pass's type declares about it (see the file comment).
+  virtual PassTraits traits() const = 0;
+
+  bool handlesRankCopies() const {
+    return traits().has(PassTrait::HandlesRankCopies);
+  }
+  bool addsTasks() const { return traits().has(PassTrait::AddsTasks); }
+  bool isPrinter() const { return traits().has(PassTrait::Printer); }
+  bool needsCollectives() const {
+    return traits().has(PassTrait::NeedsCollectives);
+  }
 };
 
 namespace detail {
-template <typename PassT, typename = void>
-struct HandlesRankCopies : std::false_type {};
-template <typename PassT>
-struct HandlesRankCopies<PassT, std::void_t<decltype(PassT::HandlesRankCopies)>>
-    : std::bool_constant<PassT::HandlesRankCopies> {};
-template <typename PassT, typename = void>
-struct AddsTasks : std::false_type {};
-template <typename PassT>
-struct AddsTasks<PassT, std::void_t<decltype(PassT::AddsTasks)>>
-    : std::bool_constant<PassT::AddsTasks> {};
-template <typename PassT, typename = void>
-struct IsPrinter : std::false_type {};
-template <typename PassT>
-struct IsPrinter<PassT, std::void_t<decltype(PassT::IsPrinter)>>
-    : std::bool_constant<PassT::IsPrinter> {};
+#define DD_PASS_TRAIT_MEMBER(Member)                                           \
+  template <typename PassT, typename = void>                                   \
+  struct Member : std::false_type {};                                          \
+  template <typename PassT>                                                    \
+  struct Member<PassT, std::void_t<decltype(PassT::Member)>>                   \
+      : std::bool_constant<PassT::Member> {};
+DD_PASS_TRAIT_MEMBER(IsPrinter)
+DD_PASS_TRAIT_MEMBER(AddsTasks)
+DD_PASS_TRAIT_MEMBER(HandlesRankCopies)
+DD_PASS_TRAIT_MEMBER(NeedsCollectives)
+#undef DD_PASS_TRAIT_MEMBER
 } // namespace detail
+
+/// The traits the pass type \p PassT declares.
+template <typename PassT> PassTraits traitsOf() {
+  return PassTraits()
+      .add(PassTrait::Printer, detail::IsPrinter<PassT>::value)
+      .add(PassTrait::AddsTasks, detail::AddsTasks<PassT>::value)
+      .add(PassTrait::HandlesRankCopies,
+           detail::HandlesRankCopies<PassT>::value)
+      .add(PassTrait::NeedsCollectives, detail::NeedsCollectives<PassT>::value);
+}
 
 /// Wraps a pass value type. \p Options is its canonical option text.
 template <typename PassT> class PassModel final : public PassConcept {
@@ -92,11 +127,7 @@ public:
                                         AnalysisManager &AM) override {
     return Pass.run(G, AM);
   }
-  bool handlesRankCopies() const override {
-    return detail::HandlesRankCopies<PassT>::value;
-  }
-  bool addsTasks() const override { return detail::AddsTasks<PassT>::value; }
-  bool isPrinter() const override { return detail::IsPrinter<PassT>::value; }
+  PassTraits traits() const override { return traitsOf<PassT>(); }
 
 private:
   std::string Name;

@@ -25,6 +25,14 @@
 
 namespace dd {
 
+/// One option of a pass, as -print-passes and -print-pass-docs show it.
+struct PassOptionDoc {
+  std::string Key;
+  /// The default, printed as the option would be written ("" for empty).
+  std::string Default;
+  std::string Description;
+};
+
 class PassOptionParser {
 public:
   /// Parses one value into its field; the message of a failure says what
@@ -46,8 +54,8 @@ public:
   llvm::Error parse(llvm::StringRef Text);
   /// Every option with its current value, in declaration order.
   std::string print() const;
-  /// One line per option: key, current (default) value, description.
-  void printHelp(llvm::raw_ostream &OS, unsigned Indent) const;
+  /// Every option with its current value and description.
+  std::vector<PassOptionDoc> docs() const;
 
 private:
   struct Option {
@@ -99,15 +107,19 @@ llvm::Expected<std::unique_ptr<PassConcept>> buildPass(
   return std::make_unique<PassModel<PassT>>(Name, P.print(), PassT(O));
 }
 
-/// The help text of the options that \p Declare declares, with defaults.
+/// The options that \p Declare declares, with their defaults.
 template <typename OptionsT, typename DeclareFn>
-void printOptionsHelp(llvm::StringRef Name, DeclareFn Declare,
-                      llvm::raw_ostream &OS, unsigned Indent) {
+std::vector<PassOptionDoc> optionDocs(llvm::StringRef Name, DeclareFn Declare) {
   OptionsT O;
   PassOptionParser P(Name);
   Declare(P, O);
-  P.printHelp(OS, Indent);
+  return P.docs();
 }
+
+/// The synopsis of a pass with every option at its default:
+/// "scale-tasks{factor=1 kind=all ...}" (the name alone if it has none).
+std::string passSynopsis(llvm::StringRef Name,
+                         llvm::ArrayRef<PassOptionDoc> Options);
 
 } // namespace dd
 

@@ -17,6 +17,7 @@
 #define DAYDREAM_PASS_PASSREGISTRY_H
 
 #include "daydream/Pass/PassManager.h"
+#include "daydream/Pass/PassOptions.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
@@ -32,11 +33,13 @@ struct PassInfo {
   /// A short command-line alias ("amp"), or empty.
   std::string Flag;
   std::string Description;
+  /// What the pass's type declares of itself (PassManager.h).
+  PassTraits Traits;
   /// Builds the pass from its option text (what is inside the braces).
   std::function<llvm::Expected<std::unique_ptr<PassConcept>>(llvm::StringRef)>
       Create;
-  /// Lists the pass's options and their defaults.
-  std::function<void(llvm::raw_ostream &, unsigned Indent)> PrintOptions;
+  /// The pass's options, with their defaults.
+  std::function<std::vector<PassOptionDoc>()> Options;
 };
 
 class PassRegistry {
@@ -57,6 +60,9 @@ public:
 
   /// Prints every pass with its description and options (-print-passes).
   void printPasses(llvm::raw_ostream &OS) const;
+  /// Prints one pass's reference in Markdown (-print-pass-docs=NAME): the
+  /// block each docs/passes page holds, which a test compares with it.
+  static void printPassDocs(const PassInfo &I, llvm::raw_ostream &OS);
 
 private:
   std::vector<PassInfo> Infos;

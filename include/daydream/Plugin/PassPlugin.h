@@ -39,8 +39,11 @@
 /// builds on (PassInfo, PassConcept, AnalysisManager, Graph,
 /// SchedulingPolicy) change in a way that breaks plugins built before.
 /// 2: PassConcept::isPrinter(), a new virtual, and AnalysisManager's
-/// statistics.
-#define DD_PLUGIN_API_VERSION 2
+/// statistics. 3: PassConcept's traits() replaces its three trait virtuals
+/// (a new trait is a new bit, no new virtual); PassInfo holds the traits
+/// and lists its options as data (Options) rather than printing them;
+/// Graph's reader internals moved to GraphBuilder.
+#define DD_PLUGIN_API_VERSION 3
 
 #define DD_PLUGIN_EXPORT __attribute__((visibility("default")))
 

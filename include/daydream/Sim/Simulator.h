@@ -172,6 +172,12 @@ struct LaneResult {
   uint32_t TaskKinds = 0;
 };
 
+/// Which engine replayed a graph (Simulation.md says when each runs).
+enum class SimEngine : uint8_t { Windowed, Sweep, Linear, EventDriven };
+
+/// "windowed sweep", "sweep", "linear", "event-driven".
+llvm::StringRef engineName(SimEngine E);
+
 struct SimResult {
   /// T0: the smallest recorded StartNs among live tasks, 0 if there are none.
   int64_t OriginNs = 0;
@@ -191,6 +197,8 @@ struct SimResult {
   /// What summarizeCriticalPath() would say of this run, in totals, where
   /// SimOptions::CriticalPath asked for it and the windowed sweep found it.
   llvm::Optional<CriticalPathTotals> CriticalPath;
+  /// The engine that ran (dd-sim -stats says).
+  SimEngine Engine = SimEngine::Linear;
 };
 
 /// Replays \p G. Fails only if edges and lane order form a cycle (with the

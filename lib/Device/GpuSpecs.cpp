@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "daydream/Transforms/GpuSpecs.h"
+#include "daydream/Device/GpuSpecs.h"
 #include "daydream/IR/Graph.h"
 
 #include "llvm/ADT/StringExtras.h"

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DAYDREAM_TRANSFORMS_GPUSPECS_H
-#define DAYDREAM_TRANSFORMS_GPUSPECS_H
+#ifndef DAYDREAM_DEVICE_GPUSPECS_H
+#define DAYDREAM_DEVICE_GPUSPECS_H
 
 #include "daydream/IR/Types.h"
 
@@ -70,4 +70,4 @@ double peakTflops(const GpuSpec &S, DType D);
 
 } // namespace dd
 
-#endif // DAYDREAM_TRANSFORMS_GPUSPECS_H
+#endif // DAYDREAM_DEVICE_GPUSPECS_H
