@@ -30,6 +30,7 @@
 #include "daydream/IR/Graph.h"
 #include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
+#include "daydream/Support/ShortestDouble.h"
 #include "daydream/Transforms/KernelClass.h"
 #include "daydream/Transforms/Precision.h"
 #include "daydream/Transforms/Primitives.h"
@@ -92,7 +93,7 @@ void addAutoFactor(PassOptionParser &P, llvm::StringRef Key,
       },
       [&V](llvm::raw_ostream &OS) {
         if (V)
-          OS << llvm::format("%.17g", *V);
+          printShortestDouble(OS, *V);
         else
           OS << "auto";
       });

@@ -105,7 +105,7 @@ public:
   static constexpr auto Validate = &validate;
   static constexpr bool NeedsCollectives = true;
 
-  explicit DpRanks(DpRanksOptions O) : O(std::move(O)) {}
+  explicit DpRanks(DpRanksOptions O) : O(O) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &) {
     auto SOr = setUp(G, O.Net);

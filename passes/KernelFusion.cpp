@@ -24,6 +24,7 @@
 #include "daydream/IR/Graph.h"
 #include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
+#include "daydream/Support/ShortestDouble.h"
 #include "daydream/Transforms/KernelClass.h"
 #include "daydream/Transforms/NameMatcher.h"
 #include "daydream/Transforms/Primitives.h"
@@ -90,7 +91,7 @@ void declare(PassOptionParser &P, KernelFusionOptions &O) {
         if (O.Keep == AutoKeep)
           OS << "auto";
         else
-          OS << llvm::format("%.17g", O.Keep);
+          printShortestDouble(OS, O.Keep);
       });
   P.add("drop-gaps", O.DropGaps,
         "also drop the untraced CPU time before each removed launch");

@@ -42,7 +42,7 @@ public:
   static constexpr auto Validate = &validate;
   static constexpr bool NeedsCollectives = true;
 
-  explicit Network(Options O) : O(std::move(O)) {}
+  explicit Network(Options O) : O(O) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
     auto SOr = setUp(G, O);

@@ -50,7 +50,7 @@ public:
   static constexpr auto Validate = &validate;
   static constexpr bool IsPrinter = true;
 
-  explicit PrintNetwork(Options O) : O(std::move(O)) {}
+  explicit PrintNetwork(Options O) : O(O) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
     auto SOr = setUp(G, O);

@@ -9,12 +9,12 @@
 #     -disable-output`; the pass's own time is given twice: as dd-opt's
 #     -time-passes figure and as the process's wall time minus the median
 #     open+verify time of the same file (an estimate);
-#   - dd-sim, whole process, with -headline=false and with the headline;
-#     simulation-only throughput is ESTIMATED as dd-sim's wall time minus
-#     the open+verify time (no tool prints the simulation's own time);
+#   - dd-sim, whole process, with -headline=false and with the headline,
+#     and the simulate step's own time (dd-sim -time-phases);
 #   - peak bytes a task (peak resident set / tasks).
-# dp-ranks, network, straggler and print<network> need collectives, which a
-# one-rank graph has none of: they run on an 8-rank transformer job of the
+# The passes are every one dd-opt registers (utils/bench_pipelines.py, which
+# gives some options): those that act on ranks (network, dp-ranks,
+# straggler, print<network>, ...) run on an 8-rank transformer job of the
 # same size (dd-synth -ranks=8), whose open+verify time is measured too.
 # Then import plus critical path (dd-import, then dd-opt
 # -passes='print<critical-path>'), for each real trace in ../shared/traces
@@ -26,7 +26,7 @@
 # "10000 1000000 5000000 10000000"), JSON_SIZES (the import sizes, default
 # "10000 1000000 10000000"; 10^7 tasks is 6.1 GB of JSON, and dd-import of
 # it peaks at about 7.6 GB), TMPDIR (where the files go: needs about 8 GB).
-# Takes about 6 minutes on this machine (docs/Performance.md). Wall times are measured by the
+# Takes about 6 minutes on a 2-core machine (docs/Performance.md). Wall times are measured by the
 # script's clock around each process (/usr/bin/time's %e has 10 ms steps).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +39,8 @@ echo "load at start: $(uptime | sed 's/.*load average/load average/')"
 BIN=$bin WORK=$work RUNS=$runs SIZES=${SIZES:-10000 1000000 5000000 10000000} \
   JSON_SIZES=${JSON_SIZES:-10000 1000000 10000000} python3 - <<'PY'
 import json, os, re, statistics, subprocess, sys, glob, time
+sys.path.insert(0, "utils")
+from bench_pipelines import pipelines
 
 BIN, WORK, RUNS = os.environ["BIN"], os.environ["WORK"], int(os.environ["RUNS"])
 SIZES = [int(s) for s in os.environ["SIZES"].split()]
@@ -93,6 +95,11 @@ def pass_wall(err):
     return float(re.findall(r"([0-9.]+) \(\s*[0-9.]+%\)", rows[0])[-1]) if rows else None
 
 
+def simulate_step(err):
+    """The simulate step's seconds from dd-sim -time-phases."""
+    return float(re.search(r"simulate ([0-9.]+) s", err).group(1))
+
+
 def load():
     return open("/proc/loadavg").read().split()[:3]
 
@@ -101,15 +108,7 @@ def mtps(tasks, secs):
     return f"{tasks / secs / 1e6:.1f}" if secs > 0 else "inf"
 
 
-ONE_RANK = [
-    "scale-tasks{factor=0.5 kind=kernel}", "remove-tasks{kind=memcpy}", "amp-scale",
-    "kernel-fusion", "fused-optimizer", "reconstruct-batchnorm",
-    "retarget-gpu{to=h100 from=v100}", "bandwidth{factor=2}",
-    "ddp-insert{gpus=8 params-mb=100}", "p3{gpus=8 params-mb=100}",
-    "print<critical-path>", "print<memory>", "print<stats>", "print<utilization>",
-]
-MULTI_RANK = ["dp-ranks{ranks=16}", "network{intra-gbps=200}", "straggler{rank=0}",
-              "print<network>"]
+ONE_RANK, MULTI_RANK = pipelines(tool("dd-opt"))
 
 print("\n## Kineto import (dd-import of dd-synth -family=transformer -tasks=N -o t.json)")
 print(f"load before: {' '.join(load())}")
@@ -143,7 +142,7 @@ for n in SIZES:
           f"{s8['edges']} edges")
     print(f"load before: {' '.join(load())}")
     print("| what | wall best / median s | M tasks/s best / median | pass's own s "
-          "(-time-passes) best / median | own M tasks/s (-time-passes) best / median | "
+          "(-time-passes; dd-sim: its simulate step) best / median | own M tasks/s best / median | "
           "own s (wall - open) median | peak MB | peak bytes/task |")
     print("|---|---|---|---|---|---|---|---|")
     open_med = {}
@@ -169,13 +168,14 @@ for n in SIZES:
                   f"{kb * 1024 / tasks:.0f} |", flush=True)
     for label, extra in (("dd-sim -headline=false", ["-headline=false"]),
                          ("dd-sim (headline)", [])):
-        r = measure([tool("dd-sim"), one] + extra)
+        r = measure([tool("dd-sim"), "-time-phases", one] + extra, simulate_step)
         b, m = bm(r["wall"])
+        sb, sm = bm(r["extra"])
         own = m - open_med[one]
         kb = max(r["kb"])
-        print(f"| {label} | {b:.3f} / {m:.3f} | {mtps(t1, b)} / {mtps(t1, m)} | | | "
-              f"{own:.3f} (estimate: {mtps(t1, own)} M tasks/s) | {kb / 1024:.0f} | "
-              f"{kb * 1024 / t1:.0f} |", flush=True)
+        print(f"| {label} | {b:.3f} / {m:.3f} | {mtps(t1, b)} / {mtps(t1, m)} | "
+              f"{sb:.3f} / {sm:.3f} | {mtps(t1, sb)} / {mtps(t1, sm)} | {own:.3f} | "
+              f"{kb / 1024:.0f} | {kb * 1024 / t1:.0f} |", flush=True)
     print(f"load after: {' '.join(load())}")
     os.remove(one)
     os.remove(multi)

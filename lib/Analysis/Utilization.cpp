@@ -154,6 +154,7 @@ RunUtilization combine(const Graph &G, RunSpec &Spec,
   // the union of all kernels; it is measured against communication as it
   // comes, not kept.
   std::vector<llvm::ArrayRef<Interval>> AllKernels;
+  AllKernels.reserve(DeviceBusy.size());
   for (const IntervalUnion &Busy : DeviceBusy)
     AllKernels.push_back(Busy.intervals());
   UnionStream Kernels(AllKernels);

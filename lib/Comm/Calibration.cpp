@@ -137,6 +137,7 @@ Calibration comm::calibrate(llvm::ArrayRef<Sample> Samples, int64_t GpusPerNode,
   // latency just found.
   double IntraAlphaNs = Cal.Intra.L.LatencyUs * 1000;
   std::vector<Row> InterRows;
+  InterRows.reserve(Spanning.size());
   for (const auto &[C, S] : Spanning)
     InterRows.push_back(Row{C.InterHops, C.InterBytes,
                             S.TimeNs - C.IntraHops * IntraAlphaNs,

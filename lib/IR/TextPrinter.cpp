@@ -11,13 +11,12 @@
 
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/TextFormat.h"
+#include "daydream/Support/ShortestDouble.h"
 
 #include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 using namespace dd;
 using llvm::raw_ostream;
@@ -88,17 +87,7 @@ void Printer::printString(StringRef S) {
   OS << S.drop_front(RunStart) << '"';
 }
 
-void Printer::printDouble(double V) {
-  // The shortest of %.15g, %.16g and %.17g that reads back as the same
-  // double: "15.7" rather than "15.699999999999999", and still exact.
-  char Buf[40];
-  for (int Precision = 15; Precision <= 17; ++Precision) {
-    std::snprintf(Buf, sizeof(Buf), "%.*g", Precision, V);
-    if (std::strtod(Buf, nullptr) == V)
-      break;
-  }
-  OS << Buf;
-}
+void Printer::printDouble(double V) { printShortestDouble(OS, V); }
 
 void Printer::printPeak(StringRef Key, double V) {
   if (V == 0 && !std::signbit(V))

@@ -68,7 +68,7 @@ enum class Shape { Number, String, Other };
 /// ("ph": ,) is reported where it is.
 static error_code shapeOf(od::value &V, Shape &Sh) {
   std::string_view Tok = V.raw_json_token();
-  char C = Tok.empty() ? 0 : Tok[0];
+  char C = Tok.empty() ? '\0' : Tok[0];
   if (C == '"') {
     Sh = Shape::String;
     return SUCCESS;

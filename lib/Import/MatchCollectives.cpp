@@ -402,6 +402,7 @@ void Matcher::checkGroupSize(const Group &Gr, size_t Pos, StringRef Kind) {
   if (Stats.GroupSizeMismatches++ != 0)
     return;
   std::vector<std::string> Parts;
+  Parts.reserve(Saying.size());
   for (const auto &[Size, Ranks] : Saying)
     Parts.push_back(
         llvm::formatv("'Group size' {0} on {1}", Size, llvm::join(Ranks, ", "))

@@ -7,6 +7,8 @@
 
 #include "daydream/Pass/PassOptions.h"
 
+#include "daydream/Support/ShortestDouble.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
@@ -47,7 +49,7 @@ void PassOptionParser::add(StringRef Key, double &V, StringRef Desc) {
         V = D;
         return Error::success();
       },
-      [&V](llvm::raw_ostream &OS) { OS << llvm::format("%.17g", V); });
+      [&V](llvm::raw_ostream &OS) { printShortestDouble(OS, V); });
 }
 
 void PassOptionParser::add(StringRef Key, int64_t &V, StringRef Desc) {

@@ -59,7 +59,7 @@ SummaryBuilder::SummaryBuilder(const Graph &G, SimResult &R)
   M.resize(K);
 
   // Each lane's group: its rank's steps, else the job-wide ones, else none.
-  auto groupOf = [&](int32_t Rank) {
+  auto GroupOf = [&](int32_t Rank) {
     auto It = GroupOfRank.find(Rank + 1);
     return It == GroupOfRank.end() ? NoGroup : It->second;
   };
@@ -67,8 +67,8 @@ SummaryBuilder::SummaryBuilder(const Graph &G, SimResult &R)
   LaneGroup.resize(G.numLanes());
   for (LaneId L = 0; L != G.numLanes(); ++L) {
     IsCpu[L] = G.lane(L).Kind == LaneKind::CpuThread;
-    unsigned Own = G.lane(L).Rank >= 0 ? groupOf(G.lane(L).Rank) : NoGroup;
-    LaneGroup[L] = Own != NoGroup ? Own : groupOf(-1);
+    unsigned Own = G.lane(L).Rank >= 0 ? GroupOf(G.lane(L).Rank) : NoGroup;
+    LaneGroup[L] = Own != NoGroup ? Own : GroupOf(-1);
   }
   R.Lanes.assign(G.numLanes(), LaneResult());
 }

@@ -32,11 +32,15 @@ namespace dd {
 /// madvise(\p Advice) on the whole pages within [\p Begin, \p End).
 inline void adviseWholePages(const void *Begin, const void *End, int Advice) {
   constexpr uintptr_t Page = 4096;
-  const uintptr_t B =
-      (reinterpret_cast<uintptr_t>(Begin) + Page - 1) & ~(Page - 1);
-  const uintptr_t E = reinterpret_cast<uintptr_t>(End) & ~(Page - 1);
+  // Rounded by pointer arithmetic, not by casting an integer back to a
+  // pointer, so that the compiler still knows what the pointers point to.
+  const char *First = static_cast<const char *>(Begin);
+  const char *Last = static_cast<const char *>(End);
+  const char *B =
+      First + (Page - reinterpret_cast<uintptr_t>(First) % Page) % Page;
+  const char *E = Last - reinterpret_cast<uintptr_t>(Last) % Page;
   if (E > B)
-    (void)madvise(reinterpret_cast<void *>(B), E - B, Advice);
+    (void)madvise(const_cast<char *>(B), size_t(E - B), Advice);
 }
 #endif
 

@@ -129,7 +129,7 @@ void dd::synth::buildCnn(ProgramBuilder &B, unsigned Layers) {
 
   B.dataLoader(900);
   B.inputCopy(128ull * 3 * 224 * 224 * 4);
-  B.inputCopy(128 * 8); // labels
+  B.inputCopy(128ull * 8); // labels
   B.module("conv1", [&] { Convolution(620); });
   B.module("bn1", BatchNorm);
   B.module("relu", ReluOp);

@@ -149,7 +149,7 @@ const char FusedAdamW[] =
 
 /// Gradient bytes (fp32) of one block: 12 H^2 weights and 13 H biases and
 /// norm parameters, H = 1024; and of the token and position embeddings.
-constexpr uint64_t BlockGradBytes = (12ull * 1024 * 1024 + 13 * 1024) * 4;
+constexpr uint64_t BlockGradBytes = (12ull * 1024 * 1024 + 13ull * 1024) * 4;
 constexpr uint64_t EmbeddingGradBytes = (50257ull + 1024) * 1024 * 4;
 /// A block's activations (8192 tokens of H floats): what a tensor-parallel
 /// all-reduce sums after the attention's and the MLP's row-parallel layers.
@@ -204,8 +204,8 @@ void dd::synth::buildTransformer(ProgramBuilder &B, unsigned Layers) {
   };
 
   B.dataLoader(350);
-  B.inputCopy(8 * 1024 * 8); // token ids
-  B.inputCopy(8 * 1024 * 8); // labels
+  B.inputCopy(8ull * 1024 * 8); // token ids
+  B.inputCopy(8ull * 1024 * 8); // labels
   B.module("model.embed", [&] {
     for (int I = 0; I != 2; ++I) // tokens, positions
       B.kernelOp({"aten::embedding", "aten::index_select"}, Embedding, 40, Ew);
@@ -251,7 +251,7 @@ void dd::synth::buildTransformer(ProgramBuilder &B, unsigned Layers) {
     B.kernelOp({"aten::mm"}, GemmNT, 4300, Gemm);
   });
   NormGrad();
-  B.gradientsReady(2 * 1024 * 4);
+  B.gradientsReady(2ull * 1024 * 4);
   for (unsigned L = Layers; L-- != 0;) {
     DropGrad(25);
     LinearGrad(350); // fc2

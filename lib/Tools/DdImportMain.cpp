@@ -224,7 +224,7 @@ int dd::ddImportMain(int Argc, char **Argv) {
   for (const std::string &Warning : R->Warnings)
     reportWarning(Tool, Warning);
   for (const std::string &Note : R->Lowered.CycleNotes)
-    reportWarning(Tool, Name + ": " + Note);
+    reportWarning(Tool, llvm::Twine(Name) + ": " + Note);
   auto WriteStart = std::chrono::steady_clock::now();
   if (llvm::Error E = writeGraphFile(R->G, Opt.Output, Opt.Text))
     return reportError(Tool, std::move(E));

@@ -149,7 +149,7 @@ int dd::ddOptMain(int Argc, char **Argv) {
   Options Opt(Registry);
   cl::HideUnrelatedOptions({&Opt.Category, &Opt.PassCategory});
   if (!cl::ParseCommandLineOptions(
-          Args.size(), Args.data(),
+          int(Args.size()), Args.data(),
           "dd-opt: rewrite a trace graph to model an optimization\n\n"
           "  dd-opt -passes='scale-tasks{factor=0.5 kind=kernel}' in.ddir -o "
           "out.ddir\n  dd-opt -remove-tasks='kind=memcpy' in.ddir | dd-sim\n"))

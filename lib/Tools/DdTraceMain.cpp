@@ -190,7 +190,7 @@ std::vector<std::string> tracedEnvironment(const Options &Opt,
       Env.push_back(*E);
   }
   for (const auto &[Name, Value] : Set)
-    Env.push_back(Name + "=" + Value);
+    Env.push_back((llvm::Twine(Name) + "=" + Value).str());
   return Env;
 }
 

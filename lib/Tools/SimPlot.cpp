@@ -189,7 +189,7 @@ void SvgPlot::kernels(llvm::raw_ostream &OS, int &Y) {
 }
 
 void SvgPlot::write(llvm::raw_ostream &OS) {
-  int Height = 40 + 16 + 64 + 18 * NumGpuActivityClasses + 14 + 12 +
+  int Height = 40 + 16 + 64 + 18 * int(NumGpuActivityClasses) + 14 + 12 +
                26 * int(Kernels.size()) + 20;
   OS << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << Width
      << "\" height=\"" << Height << "\" font-family=\"sans-serif\" "

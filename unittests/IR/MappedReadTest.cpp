@@ -34,8 +34,9 @@ Graph bigGraph() {
                           addLane(G, "stream 7", LaneKind::GpuStream),
                           addLane(G, "stream 8", LaneKind::GpuStream)};
   for (unsigned I = 0; I != 200000; ++I)
-    addTask(G, Lanes[I % 3], "task " + std::to_string(I % 1000), 10 * I,
-            5 + I % 7, I % 3 ? TaskKind::Kernel : TaskKind::Runtime);
+    addTask(G, Lanes[I % 3], "task " + std::to_string(I % 1000),
+            10 * int64_t(I), 5 + I % 7,
+            I % 3 ? TaskKind::Kernel : TaskKind::Runtime);
   for (TaskId T = 0; T + 1 != 200000; ++T)
     G.addEdge(T, T + 1, EdgeKind::Data);
   return G;

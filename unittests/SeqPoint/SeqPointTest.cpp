@@ -31,6 +31,7 @@ RunProfile makeRun(std::vector<int64_t> Lengths, std::vector<double> Times) {
 RunProfile tenIterations() {
   std::vector<int64_t> L = {5, 3, 8, 3, 9, 5, 1, 8, 2, 5};
   std::vector<double> T;
+  T.reserve(L.size());
   for (int64_t X : L)
     T.push_back(10.0 * double(X));
   return makeRun(L, T);
@@ -39,6 +40,7 @@ RunProfile tenIterations() {
 std::vector<int64_t> reps(const RunProfile &Run,
                           const std::vector<SeqPointBin> &Bins) {
   std::vector<int64_t> R;
+  R.reserve(Bins.size());
   for (const SeqPointBin &B : Bins)
     R.push_back(Run.iteration(B.Rep));
   return R;
@@ -46,6 +48,7 @@ std::vector<int64_t> reps(const RunProfile &Run,
 
 std::vector<uint64_t> weights(const std::vector<SeqPointBin> &Bins) {
   std::vector<uint64_t> W;
+  W.reserve(Bins.size());
   for (const SeqPointBin &B : Bins)
     W.push_back(B.Weight);
   return W;
@@ -218,6 +221,7 @@ TEST(OtherRunTest, ProjectsTheOtherRecordingAndTheSpeedup) {
   // Twice as fast, except iteration 9 (not a SeqPoint), which is not.
   std::vector<int64_t> L = {5, 3, 8, 3, 9, 5, 1, 8, 2, 5};
   std::vector<double> T;
+  T.reserve(L.size());
   for (int64_t X : L)
     T.push_back(5.0 * double(X));
   T[9] = 50;

@@ -81,7 +81,7 @@ TEST(ConfigTest, Errors) {
 }
 
 TEST(BufferPoolTest, LendsUpToTheCap) {
-  BufferPool Pool(3 * 4096, 4096);
+  BufferPool Pool(3ull * 4096, 4096);
   EXPECT_EQ(Pool.bufferBytes(), 4096u);
   EXPECT_EQ(Pool.capacity(), 3u);
   uint8_t *A = Pool.acquire(), *B = Pool.acquire(), *C = Pool.acquire();

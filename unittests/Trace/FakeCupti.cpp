@@ -20,7 +20,7 @@ namespace {
 FakeCupti State;
 
 size_t slotSize(const CUpti_Activity *Record) {
-  return (recordLayout(Record->kind).Size + 7) / 8 * 8;
+  return (size_t(recordLayout(Record->kind).Size) + 7) / 8 * 8;
 }
 
 void retireCurrent() {

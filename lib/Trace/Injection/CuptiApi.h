@@ -43,8 +43,9 @@ namespace dd::trace {
 
 /// A table of CUPTI entry points; every member is set once loaded.
 struct CuptiApi {
+// A member's name and a qualified symbol cannot be parenthesized.
 #define DDTRACE_CUPTI_MEMBER(Member, Symbol)                                   \
-  decltype(&::Symbol) Member = nullptr;
+  decltype(&::Symbol) Member = nullptr; // NOLINT(bugprone-macro-parentheses)
   DDTRACE_CUPTI_FUNCTIONS(DDTRACE_CUPTI_MEMBER)
 #undef DDTRACE_CUPTI_MEMBER
 };
