@@ -22,13 +22,13 @@ db=$build/compile_commands.json
 # lib/Import a second time with other flags).
 mapfile -t files < <(python3 - "$db" <<'PY'
 import json, os, sys
-seen = []
+seen = set()
 for e in json.load(open(sys.argv[1])):
     f = os.path.normpath(os.path.join(e["directory"], e["file"]))
     if "/fuzzers/" in e.get("output", "") or "/tools/fuzzers/" in e["directory"]:
         continue
-    if f.startswith(os.getcwd() + "/") and "/test/" not in f and f not in seen:
-        seen.append(f)
+    if f.startswith(os.getcwd() + "/") and "/test/" not in f:
+        seen.add(f)
 print("\n".join(sorted(seen)))
 PY
 )
