@@ -23,6 +23,7 @@
 #include "daydream/Sim/CriticalPath.h"
 #include "daydream/Sim/SchedulingPolicy.h"
 #include "daydream/Sim/Simulator.h"
+#include "daydream/Support/Units.h"
 
 #include "llvm/Support/Compiler.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -312,8 +313,11 @@ private:
   void printText(const Graph &G, const Report &Rep,
                  llvm::raw_ostream &OS) const {
     const int64_t Len = Rep.Sim->MakespanNs;
+    // One unit for the report, from the path's length (JSON keeps ns).
+    const TimeUnit Fmt = TimeUnit::forSpan(Len);
     auto Line = [&](llvm::StringRef Name, int64_t Ns) {
-      OS << "    " << Name << " " << Ns << " ns " << percentOf(Ns, Len) << "\n";
+      OS << "    " << Name << " " << Fmt(Ns) << " " << percentOf(Ns, Len)
+         << "\n";
     };
     auto Breakdown = [&](llvm::StringRef Title, auto EnumTag,
                          const int64_t *ByKey, size_t N, bool GapLine) {
@@ -328,16 +332,16 @@ private:
     auto Groups = [&](llvm::StringRef Title, const std::vector<Group> &Gs) {
       OS << "  " << Title << ":\n";
       for (const Group &Gr : Gs)
-        OS << "    " << Gr.Ns << " ns " << percentOf(Gr.Ns, Len) << " "
+        OS << "    " << Fmt(Gr.Ns) << " " << percentOf(Gr.Ns, Len) << " "
            << Gr.Count << "x " << Gr.Name << "\n";
     };
 
     OS << "print<critical-path>:\n";
-    OS << "  length " << Len << " ns\n";
+    OS << "  length " << Fmt(Len) << "\n";
     OS << "  tasks " << Rep.NumSteps << " of " << G.numTasks() << " ("
        << Rep.Blocked << " blocked on a sync)\n";
     if (startsWithLongGap(Rep))
-      OS << "  note: the path starts with " << Rep.FirstGapNs << " ns ("
+      OS << "  note: the path starts with " << Fmt(Rep.FirstGapNs) << " ("
          << percentOf(Rep.FirstGapNs, Len) << ") of untraced time before '"
          << G.str(G.task(Rep.First).Name) << "' on " << laneOf(G, Rep.First)
          << ": time before the first traced work of that lane, which no "
@@ -361,10 +365,10 @@ private:
       OS << llvm::formatv("    %{0} '{1}' {7} start {2} end {3} gap {4} "
                           "slack {5}{6}\n",
                           S.Task, G.str(G.task(S.Task).Name),
-                          Rep.Sim->Start[S.Task] - Rep.Sim->OriginNs,
-                          Rep.Sim->End[S.Task] - Rep.Sim->OriginNs, S.GapNs,
-                          Rep.Path.SlackNs[S.Task], S.Blocked ? " blocked" : "",
-                          laneOf(G, S.Task));
+                          Fmt(Rep.Sim->Start[S.Task] - Rep.Sim->OriginNs),
+                          Fmt(Rep.Sim->End[S.Task] - Rep.Sim->OriginNs),
+                          Fmt(S.GapNs), Fmt(Rep.Path.SlackNs[S.Task]),
+                          S.Blocked ? " blocked" : "", laneOf(G, S.Task));
   }
 
   void printJson(const Graph &G, const Report &Rep,

@@ -16,8 +16,12 @@
 #include "daydream/IR/Graph.h"
 #include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
+#include "daydream/Support/Units.h"
 
 #include "llvm/Support/JSON.h"
+
+#include <algorithm>
+#include <climits>
 
 using namespace dd;
 
@@ -29,6 +33,27 @@ struct PrintMemoryOptions {
 
 void declare(PassOptionParser &P, PrintMemoryOptions &O) {
   P.add("json", O.Json, "print JSON instead of text");
+}
+
+/// The trace's first and last recorded instants: its tasks' and memory
+/// events' (an allocation may come before the first task).
+int64_t traceStart(const Graph &G) {
+  int64_t First = INT64_MAX;
+  for (TaskId T = 0; T != G.numTaskSlots(); ++T)
+    if (G.isLive(T))
+      First = std::min(First, G.task(T).StartNs);
+  for (const MemoryEvent &E : G.memoryEvents())
+    First = std::min(First, E.TimeNs);
+  return First == INT64_MAX ? 0 : First;
+}
+int64_t traceEnd(const Graph &G) {
+  int64_t Last = INT64_MIN;
+  for (TaskId T = 0; T != G.numTaskSlots(); ++T)
+    if (G.isLive(T))
+      Last = std::max(Last, G.task(T).StartNs + G.task(T).DurationNs);
+  for (const MemoryEvent &E : G.memoryEvents())
+    Last = std::max(Last, E.TimeNs);
+  return Last == INT64_MIN ? 0 : Last;
 }
 
 llvm::json::Object jsonCategories(const CategoryBytes &Bytes) {
@@ -65,23 +90,32 @@ private:
     OS << "print<memory>:\n";
     if (B.Devices.empty())
       OS << "  no memory events\n";
+    // One unit for sizes, from the largest peak; times since the trace's
+    // first task (JSON keeps raw bytes and the trace's own clock).
+    int64_t Largest = 0;
+    for (const DeviceMemory &D : B.Devices)
+      Largest = std::max(Largest, D.Timeline[D.Peak].total());
+    const SizeUnit Size = SizeUnit::forSize(Largest);
+    const int64_t Origin = traceStart(G);
+    const TimeUnit Time = TimeUnit::forSpan(traceEnd(G) - Origin);
     for (const DeviceMemory &D : B.Devices) {
       OS << "  device " << D.Device << " \"" << deviceName(G, D.Device)
          << "\": " << D.Allocations << " allocations, " << D.Frees << " frees ("
          << D.PairedByAddress << " paired by address, " << D.PairedBySize
          << " by size, " << D.UnmatchedFrees << " unmatched of "
-         << D.UnmatchedFreeBytes << " bytes)\n";
+         << Size(D.UnmatchedFreeBytes) << ")\n";
       const MemorySample &Peak = D.Timeline[D.Peak];
-      OS << "    peak " << Peak.total() << " bytes at " << Peak.TimeNs << " ns";
+      OS << "    peak " << Size(Peak.total()) << " at "
+         << Time(Peak.TimeNs - Origin) << " since the trace's start";
       if (D.PeakIteration >= 0)
         OS << " in \"" << G.str(G.iterations()[D.PeakIteration].Name) << "\"";
       if (D.AllocatorPeak >= 0)
-        OS << " (allocator's own peak total " << D.AllocatorPeak << ")";
+        OS << " (allocator's own peak total " << Size(D.AllocatorPeak) << ")";
       OS << "\n";
       for (unsigned C = 0; C != NumMemoryCategories; ++C)
-        OS << "      " << toString(MemoryCategory(C)) << " " << Peak.Live[C]
-           << " at peak, " << D.AllocatedBytes[C] << " allocated in "
-           << D.AllocationCount[C] << "\n";
+        OS << "      " << toString(MemoryCategory(C)) << " "
+           << Size(Peak.Live[C]) << " at peak, " << Size(D.AllocatedBytes[C])
+           << " allocated in " << D.AllocationCount[C] << "\n";
     }
   }
 

@@ -21,9 +21,12 @@
 #include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Sim/Simulator.h"
+#include "daydream/Support/Units.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+
+#include <cmath>
 
 using namespace dd;
 
@@ -105,10 +108,12 @@ private:
   void print(const Graph &G, llvm::StringRef Title, const RunUtilization &U,
              llvm::raw_ostream &OS) const {
     int64_t RunNs = U.Run.length();
-    OS << "  " << Title << ": run " << RunNs << " ns\n";
+    // One unit for the report, from the run's length (JSON keeps ns).
+    const TimeUnit Fmt = TimeUnit::forSpan(RunNs);
+    OS << "  " << Title << ": run " << Fmt(RunNs) << "\n";
     for (const GpuUtilization &Gpu : U.Gpus) {
       OS << "    gpu " << Gpu.Device << " \"" << deviceName(G, Gpu.Device)
-         << "\": compute " << Gpu.ComputeNs << " ns, "
+         << "\": compute " << Fmt(Gpu.ComputeNs) << ", "
          << percent(share(Gpu.ComputeNs, RunNs)) << "\n";
       for (size_t I = 0; I != U.Iterations.size(); ++I) {
         OS << "      iteration \"" << G.str(G.iterations()[I].Name) << "\": ";
@@ -116,8 +121,8 @@ private:
           OS << "n/a\n";
           continue;
         }
-        OS << *Gpu.IterationComputeNs[I] << " of " << U.Iterations[I]->length()
-           << " ns, "
+        OS << Fmt(*Gpu.IterationComputeNs[I]) << " of "
+           << Fmt(U.Iterations[I]->length()) << ", "
            << percent(
                   share(*Gpu.IterationComputeNs[I], U.Iterations[I]->length()))
            << "\n";
@@ -125,15 +130,14 @@ private:
     }
     for (LaneId L = 0; L != G.numLanes(); ++L)
       OS << "    " << toString(G.lane(L).Kind) << " \"" << G.str(G.lane(L).Name)
-         << "\": busy " << U.LaneBusyNs[L] << " ns, "
+         << "\": busy " << Fmt(U.LaneBusyNs[L]) << ", "
          << percent(share(U.LaneBusyNs[L], RunNs)) << "\n";
-    OS << "    communication " << U.CommunicationNs
-       << " ns, overlapped with compute " << U.OverlappedCommunicationNs
-       << " ns, "
-       << percent(share(U.OverlappedCommunicationNs, U.CommunicationNs))
+    OS << "    communication " << Fmt(U.CommunicationNs)
+       << ", overlapped with compute " << Fmt(U.OverlappedCommunicationNs)
+       << ", " << percent(share(U.OverlappedCommunicationNs, U.CommunicationNs))
        << "\n";
     if (llvm::Optional<double> Mean = U.meanIterationNs())
-      OS << "    mean iteration " << llvm::formatv("{0:f1}", *Mean) << " ns\n";
+      OS << "    mean iteration " << Fmt(std::llround(*Mean)) << "\n";
     if (llvm::Optional<double> Rate = U.samplesPerSecond(O.BatchSize))
       OS << "    throughput " << llvm::formatv("{0:f1}", *Rate)
          << " samples/s (batch " << O.BatchSize << ")\n";

@@ -61,10 +61,16 @@ def simulate(trace, work, flags=(), whatif=None, policy=None):
     return json.loads(report)
 
 
+def recorded_ns(iteration):
+    """A step's recorded duration in dd-sim's JSON: "measured_ns" in a
+    replay, "baseline_ns" in a prediction (a graph passes changed)."""
+    return iteration.get("measured_ns", iteration.get("baseline_ns"))
+
+
 def steps(report):
-    """(name, measured, predicted) of every step with both figures."""
-    return [(i["name"], i["measured_ns"], i["predicted_ns"]) for i in report["iterations"]
-            if i["measured_ns"] and i["predicted_ns"] is not None]
+    """(name, recorded, predicted) of every step with both figures."""
+    return [(i["name"], recorded_ns(i), i["predicted_ns"]) for i in report["iterations"]
+            if recorded_ns(i) and i["predicted_ns"] is not None]
 
 
 def job_rows(kineto, work):

@@ -18,7 +18,7 @@ packages=(
   python3-torch python3-torchvision    # the training suite (utils/suite) runs on the CPU in the tests
   pyflakes3                            # the tests lint the Python scripts
   clang-format-14                      # the tests check the C++ is formatted (utils/format.sh)
-  clang-tidy-14                        # the tidy target (utils/tidy.sh; not run by the tests)
+  clang-tidy-14                        # the tidy target (utils/tidy.sh; CI runs it, the tests do not)
 )
 
 missing=()

@@ -68,6 +68,10 @@ void readMetadata(const fb::Metadata *M, Metadata &Out) {
     for (const fb::Rank *R : *Ranks)
       Out.Ranks.push_back(
           RankInfo{R->rank(), R->world_size(), toStd(R->host()), R->copy_of()});
+  if (auto *Runs = M->pipelines())
+    for (const fb::PipelineRun *P : *Runs)
+      Out.Pipelines.push_back(PipelineRun{toStd(P->pipeline()),
+                                          toStd(P->tool()), toStd(P->input())});
 }
 
 template <typename T> size_t sizeOf(const flatbuffers::Vector<T> *V) {

@@ -163,9 +163,20 @@ buildMetadata(flatbuffers::FlatBufferBuilder &B, const Metadata &M) {
   for (const RankInfo &R : M.Ranks)
     Ranks.push_back(fb::CreateRank(B, R.Rank, R.WorldSize,
                                    B.CreateString(R.Host), R.CopyOf));
-  return fb::CreateMetadata(B, B.CreateString(M.Producer),
-                            B.CreateString(M.SourceFormat),
-                            B.CreateVector(Devs), B.CreateVector(Ranks));
+  // Left out when empty, so a graph as recorded is written as before.
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::PipelineRun>>>
+      Pipelines;
+  if (!M.Pipelines.empty()) {
+    std::vector<flatbuffers::Offset<fb::PipelineRun>> Runs;
+    for (const PipelineRun &P : M.Pipelines)
+      Runs.push_back(fb::CreatePipelineRun(B, B.CreateString(P.Pipeline),
+                                           B.CreateString(P.Tool),
+                                           B.CreateString(P.Input)));
+    Pipelines = B.CreateVector(Runs);
+  }
+  return fb::CreateMetadata(
+      B, B.CreateString(M.Producer), B.CreateString(M.SourceFormat),
+      B.CreateVector(Devs), B.CreateVector(Ranks), Pipelines);
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 #include "daydream/IR/IRReader.h"
 #include "Support/FreshMemory.h"
 #include "daydream/IR/BinaryFormat.h"
+#include "daydream/IR/FileKind.h"
 #include "daydream/IR/TextFormat.h"
 #include "daydream/IR/Verifier.h"
 
@@ -86,6 +87,14 @@ static Expected<Graph> readBytes(llvm::MemoryBuffer &Buf,
     return withName(Name, llvm::createStringError(
                               llvm::inconvertibleErrorCode(), "file is empty"));
   const bool Binary = looksLikeBinaryIR(Bytes);
+  // A trace handed to a graph tool: say what it is and what reads it.
+  if (!Binary) {
+    std::string Hint = wrongKindHint(sniffFileKind(Name, Bytes), Name,
+                                     /*WantedGraph=*/true);
+    if (!Hint.empty())
+      return withName(
+          Name, llvm::createStringError(llvm::inconvertibleErrorCode(), Hint));
+  }
   // A mapped file's pages can be handed back once copied; a buffer read
   // into memory (stdin) cannot.
   const bool Mapped =

@@ -43,6 +43,7 @@ struct Deferred {
 constexpr StringRef DeviceKeys[] = {"sms",  "memory", "fp32",
                                     "fp16", "bf16",   "bw"};
 constexpr StringRef RankKeys[] = {"world", "host", "copy-of"};
+constexpr StringRef PipelineKeys[] = {"tool", "input"};
 constexpr StringRef CountKeys[] = {"tasks", "edges", "notes", "memory"};
 constexpr StringRef LaneKeys[] = {"native", "rank", "device", "order"};
 constexpr StringRef LayerKeys[] = {"parent"};
@@ -69,6 +70,7 @@ private:
   Error parseMetaString(std::string &Out, bool &Seen);
   Error parseDevice();
   Error parseRank();
+  Error parsePipeline();
   Error parseLane();
   Error parseLayer();
   Error parseIteration();
@@ -225,6 +227,21 @@ Error Parser::parseRank() {
       }))
     return E;
   G.metadata().Ranks.push_back(std::move(Info));
+  return Error::success();
+}
+
+Error Parser::parsePipeline() {
+  R.advance();
+  PipelineRun Run;
+  if (Error E = R.readString("a pipeline string", Run.Pipeline))
+    return E;
+  KeySet Seen;
+  if (Error E = R.readKeyValues(PipelineKeys, Seen, [&](unsigned Key) -> Error {
+        return R.readString(Key == 0 ? "a tool string" : "an input string",
+                            Key == 0 ? Run.Tool : Run.Input);
+      }))
+    return E;
+  G.metadata().Pipelines.push_back(std::move(Run));
   return Error::success();
 }
 
@@ -463,6 +480,8 @@ Error Parser::parseStatement() {
     return parseDevice();
   if (K == "rank")
     return parseRank();
+  if (K == "pipeline")
+    return parsePipeline();
   if (K == "producer")
     return parseMetaString(G.metadata().Producer, SeenProducer);
   if (K == "source")

@@ -133,6 +133,15 @@ void Printer::printMetadata() {
       OS << " copy-of=" << R.CopyOf;
     OS << '\n';
   }
+  for (const PipelineRun &P : M.Pipelines) {
+    OS << "pipeline ";
+    printString(P.Pipeline);
+    OS << " tool=";
+    printString(P.Tool);
+    OS << " input=";
+    printString(P.Input);
+    OS << '\n';
+  }
 }
 
 void Printer::printLanesAndLayers() {

@@ -103,6 +103,10 @@ Error checkStrings(const Graph &G) {
   for (const RankInfo &R : M.Ranks)
     if (Error E = Check("host", R.Host))
       return E;
+  for (const PipelineRun &P : M.Pipelines)
+    for (const std::string *S : {&P.Pipeline, &P.Tool, &P.Input})
+      if (Error E = Check("pipeline", *S))
+        return E;
   return Error::success();
 }
 

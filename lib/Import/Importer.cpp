@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Import/Importer.h"
+#include "daydream/IR/FileKind.h"
 #include "daydream/Import/CuptiRecordReader.h"
 #include "daydream/Import/ImportJob.h"
 #include "daydream/Import/InputFile.h"
@@ -50,6 +51,33 @@ llvm::Expected<TraceModel> readNsysBytes(const InputFile &In) {
   return readNsysTrace(Tmp);
 }
 
+/// A folder given for a trace: TensorBoard's profiler plugin writes its
+/// traces as DIR/plugins/profile/RUN/HOST.pt.trace.json.gz, so name what
+/// the folder holds.
+llvm::Error directoryError(llvm::StringRef Path) {
+  std::vector<std::string> Traces;
+  std::error_code EC;
+  for (llvm::sys::fs::recursive_directory_iterator It(Path, EC), End;
+       It != End && !EC && Traces.size() < 3; It.increment(EC)) {
+    llvm::StringRef P = It->path();
+    if (It.level() <= 4 &&
+        (P.endswith(".pt.trace.json") || P.endswith(".pt.trace.json.gz")))
+      Traces.push_back(P.str());
+  }
+  std::string Msg = "is a directory, not a trace";
+  if (Traces.empty())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        Msg + " (give a PyTorch profiler trace, an Nsight Systems SQLite "
+              "export or a dd-trace record file)");
+  Msg += "; it holds PyTorch profiler traces (TensorBoard's layout): give "
+         "one, e.g. " +
+         Traces.front();
+  if (Traces.size() > 1)
+    Msg += " (a job's ranks: give them all)";
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+}
+
 } // namespace
 
 llvm::Expected<ImportResult> dd::import::readTrace(llvm::StringRef Path,
@@ -62,6 +90,8 @@ llvm::Expected<ImportResult> dd::import::readTrace(llvm::StringRef Path,
     Start = Now;
     return S;
   };
+  if (Path != "-" && llvm::sys::fs::is_directory(Path))
+    return prefixed(Path, directoryError(Path));
   auto In = loadInputFile(Path, Opts.MaxInputBytes);
   if (!In)
     return In.takeError();
@@ -91,6 +121,12 @@ llvm::Expected<ImportResult> dd::import::readTrace(llvm::StringRef Path,
     Model = readCuptiRecordFiles({{In->Name, In->Bytes.str()}}, R.Warnings);
     break;
   case InputFormat::Unknown:
+    if (std::string Hint =
+            wrongKindHint(sniffFileKind(In->Name, In->Bytes.str()), In->Name,
+                          /*WantedGraph=*/false);
+        !Hint.empty())
+      return prefixed(In->Name, llvm::createStringError(
+                                    llvm::inconvertibleErrorCode(), Hint));
     return prefixed(In->Name,
                     llvm::createStringError(
                         llvm::inconvertibleErrorCode(),

@@ -64,7 +64,10 @@ static llvm::Expected<PreservedAnalyses> runOrSkip(PassConcept &P, Graph &G,
 }
 
 llvm::Error PassManager::run(Graph &G, AnalysisManager &AM,
-                             const PassInstrumentation &PI) const {
+                             const PassInstrumentation &PI,
+                             bool *Changed) const {
+  if (Changed)
+    *Changed = false;
   llvm::raw_ostream &Log = *PI.Log;
   std::unique_ptr<llvm::TimerGroup> Timers;
   std::vector<std::unique_ptr<llvm::Timer>> PassTimers;
@@ -104,6 +107,8 @@ llvm::Error PassManager::run(Graph &G, AnalysisManager &AM,
     AM.setCurrentPass("");
     if (!PA)
       return passError(*P, "pass", PA.takeError());
+    if (Changed && !PA->areAllPreserved())
+      *Changed = true;
     AM.invalidate(*PA);
 
     if (PI.VerifyEach) {

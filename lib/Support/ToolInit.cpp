@@ -2,7 +2,10 @@
 
 #include "daydream/Support/ToolInit.h"
 #include "daydream/Support/OutputFile.h"
+#include "daydream/Support/Version.h"
 
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Signals.h"
 
@@ -79,4 +82,10 @@ InitTool::InitTool(int &Argc, char **&Argv) : Llvm(Argc, Argv) {
   llvm::install_fatal_error_handler(onFatalError);
   llvm::install_bad_alloc_error_handler(onBadAlloc);
   llvm::sys::AddSignalHandler(onCrash, nullptr);
+  // --version: this project's version first; LLVM's (the library the
+  // options come from) after it, as clang prints its own.
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
+    OS << ToolName << " (Daydream) " << projectVersion()
+       << "\n  built with LLVM " << LLVM_VERSION_STRING << "\n";
+  });
 }

@@ -9,9 +9,9 @@
 
 #include "daydream/Synth/KinetoWriter.h"
 
-#include "GzipStream.h"
 #include "JsonBuffer.h"
 
+#include "daydream/Support/GzipStream.h"
 #include "daydream/Support/OutputFile.h"
 
 #include "llvm/ADT/DenseMap.h"

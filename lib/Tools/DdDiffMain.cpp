@@ -2,7 +2,9 @@
 //
 // dd-diff A B compares two graphs' GPU time by kernel class and by layer,
 // per iteration (GraphDiff.h): a recorded baseline against a recorded
-// optimized run, or, with -simulate=a, a prediction against reality.
+// optimized run, a recording against a prediction (a graph dd-opt changed,
+// simulated unless -simulate says otherwise), or, with -simulate=a, a
+// replay against reality.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,8 +26,8 @@ static constexpr const char *Tool = "dd-diff";
 
 namespace {
 
-enum class Simulate { None, A, B, Both };
-enum class ReportFormat { Text, Json };
+enum class Simulate { Auto, None, A, B, Both };
+enum class ReportFormat { Text, Json, Csv };
 
 struct Options {
   cl::OptionCategory Category{"dd-diff options"};
@@ -35,10 +37,12 @@ struct Options {
                          cl::cat(Category)};
   cl::opt<Simulate> Sim{
       "simulate",
-      cl::desc("Which runs to simulate (default: neither; their "
-               "recorded times are compared)"),
-      cl::init(Simulate::None),
-      cl::values(clEnumValN(Simulate::None, "none", "recorded times"),
+      cl::desc("Which runs to simulate (default auto: each graph a pass "
+               "pipeline changed, whose recorded times are the original's)"),
+      cl::init(Simulate::Auto),
+      cl::values(clEnumValN(Simulate::Auto, "auto",
+                            "the graphs passes changed (predictions)"),
+                 clEnumValN(Simulate::None, "none", "recorded times"),
                  clEnumValN(Simulate::A, "a", "simulate A (a prediction)"),
                  clEnumValN(Simulate::B, "b", "simulate B"),
                  clEnumValN(Simulate::Both, "both", "simulate both")),
@@ -46,7 +50,8 @@ struct Options {
   cl::opt<ReportFormat> Format{
       "report", cl::desc("Report format"), cl::init(ReportFormat::Text),
       cl::values(clEnumValN(ReportFormat::Text, "text", "tables"),
-                 clEnumValN(ReportFormat::Json, "json", "JSON for machines")),
+                 clEnumValN(ReportFormat::Json, "json", "JSON for machines"),
+                 clEnumValN(ReportFormat::Csv, "csv", "CSV, for spreadsheets")),
       cl::cat(Category)};
   cl::opt<unsigned> Top{"top", cl::desc("Layers to list (default 20)"),
                         cl::init(20), cl::cat(Category)};
@@ -61,7 +66,10 @@ struct LoadedRun {
   llvm::Optional<SimResult> R;
 };
 
-llvm::Expected<LoadedRun> load(llvm::StringRef Path, bool Simulated) {
+/// \p Simulated: whether to simulate the graph; None: if a pass pipeline
+/// changed it.
+llvm::Expected<LoadedRun> load(llvm::StringRef Path,
+                               llvm::Optional<bool> Simulated) {
   auto G = readGraphFile(Path);
   if (!G)
     return G.takeError();
@@ -70,7 +78,7 @@ llvm::Expected<LoadedRun> load(llvm::StringRef Path, bool Simulated) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    Path + ": " + llvm::toString(std::move(E)));
   LoadedRun Run{std::move(*G), llvm::None};
-  if (Simulated) {
+  if (Simulated.getValueOr(Run.G.metadata().isPrediction())) {
     auto R = simulate(Run.G);
     if (!R)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -91,27 +99,48 @@ int dd::ddDiffMain(int Argc, char **Argv) {
           Argc, Argv,
           "dd-diff: compare two runs' GPU time by kernel class and layer\n\n"
           "  dd-diff baseline.ddir optimized.ddir\n"
+          "  dd-diff baseline.ddir predicted.ddir   (dd-opt's output: "
+          "simulated)\n"
           "  dd-diff -simulate=a predicted.ddir measured.ddir\n"))
     return 1;
-  bool SimA = Opt.Sim == Simulate::A || Opt.Sim == Simulate::Both;
-  bool SimB = Opt.Sim == Simulate::B || Opt.Sim == Simulate::Both;
-  auto A = load(Opt.A, SimA);
+  // Simulate::Auto decides per graph once it is read.
+  auto Wants = [&](Simulate Side) {
+    return Opt.Sim == Simulate::Auto
+               ? llvm::Optional<bool>()
+               : llvm::Optional<bool>(Opt.Sim == Side ||
+                                      Opt.Sim == Simulate::Both);
+  };
+  auto A = load(Opt.A, Wants(Simulate::A));
   if (!A)
     return reportError(Tool, A.takeError());
-  auto B = load(Opt.B, SimB);
+  auto B = load(Opt.B, Wants(Simulate::B));
   if (!B)
     return reportError(Tool, B.takeError());
-  auto Label = [](const std::string &Path, bool Simulated) {
-    return (Path == "-" ? std::string("<stdin>") : Path) +
-           (Simulated ? " (simulated)" : " (recorded)");
+  // Each side says where its times come from: a prediction's recorded
+  // times are its original's, so they are never shown as its own.
+  auto Label = [](const std::string &Path, const LoadedRun &Run) {
+    std::string Name = Path == "-" ? std::string("<stdin>") : Path;
+    const Metadata &M = Run.G.metadata();
+    if (!Run.R)
+      return Name + (M.isPrediction() ? " (recorded times of the graph "
+                                        "passes changed: not a prediction)"
+                                      : " (recorded)");
+    if (!M.isPrediction())
+      return Name + " (simulated replay)";
+    std::string Pipelines;
+    for (const PipelineRun &P : M.Pipelines)
+      Pipelines += (Pipelines.empty() ? "" : ", then ") + P.Pipeline;
+    return Name + " (predicted: simulated after " + Pipelines + ")";
   };
-  RunView VA(Label(Opt.A, SimA), A->G, A->R ? &*A->R : nullptr);
-  RunView VB(Label(Opt.B, SimB), B->G, B->R ? &*B->R : nullptr);
+  RunView VA(Label(Opt.A, *A), A->G, A->R ? &*A->R : nullptr);
+  RunView VB(Label(Opt.B, *B), B->G, B->R ? &*B->R : nullptr);
   GraphDiff D = diffRuns(VA, VB, Opt.Top);
   std::string Report;
   llvm::raw_string_ostream OS(Report);
   if (Opt.Format == ReportFormat::Json)
     printGraphDiffJson(D, OS);
+  else if (Opt.Format == ReportFormat::Csv)
+    printGraphDiffCsv(D, OS);
   else
     printGraphDiffText(D, OS);
   if (llvm::Error E = writeTextFile(OS.str(), Opt.Output))

@@ -11,6 +11,7 @@
 #include "daydream/Import/ImportJob.h"
 #include "daydream/Import/Importer.h"
 #include "daydream/Support/ToolInit.h"
+#include "daydream/Support/Version.h"
 #include "daydream/Tools/Drivers.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -76,22 +77,27 @@ struct Options {
       cl::cat(Category)};
 };
 
-/// A progress bar on stderr, for large inputs on a terminal only.
+/// A progress bar on stderr, for large inputs on a terminal only. Its
+/// line is cleared (finish()) before anything else is printed, so that an
+/// error, a warning or the summary starts a line of its own; sizes are in
+/// MB of 10^6 bytes, as the summary counts them.
 class ProgressBar {
 public:
   explicit ProgressBar(bool Enabled) : Enabled(Enabled) {}
-  ~ProgressBar() {
-    if (Shown)
-      llvm::errs() << "\r\033[K";
-  }
+  ~ProgressBar() { finish(); }
   void update(uint64_t Done, uint64_t Total) {
     if (!Enabled || Total < (64u << 20))
       return;
     Shown = true;
     unsigned Pct = Total ? unsigned(100 * Done / Total) : 100;
-    llvm::errs() << "\rdd-import: reading " << (Done >> 20) << " of "
-                 << (Total >> 20) << " MB (" << Pct << "%)";
+    llvm::errs() << "\rdd-import: reading " << Done / 1000000 << " of "
+                 << Total / 1000000 << " MB (" << Pct << "%)";
     llvm::errs().flush();
+  }
+  void finish() {
+    if (Shown)
+      llvm::errs() << "\r\033[K";
+    Shown = false;
   }
 
 private:
@@ -140,9 +146,10 @@ int importJobMain(const Options &Opt, const ImportOptions &IO,
   auto Job = importJob(Opt.Inputs, IO, [&](uint64_t Done, uint64_t Total) {
     Bar.update(Done, Total);
   });
+  Bar.finish();
   if (!Job)
     return reportError(Tool, Job.takeError());
-  Job->G.metadata().Producer = "dd-import 0.1.0";
+  Job->G.metadata().Producer = toolVersion("dd-import");
   for (const ImportResult &R : Job->Ranks) {
     for (const std::string &Warning : R.Warnings)
       reportWarning(Tool, Warning);
@@ -216,9 +223,10 @@ int dd::ddImportMain(int Argc, char **Argv) {
   auto R = importTrace(Input, IO, [&](uint64_t Done, uint64_t Total) {
     Bar.update(Done, Total);
   });
+  Bar.finish();
   if (!R)
     return reportError(Tool, R.takeError());
-  R->G.metadata().Producer = "dd-import 0.1.0";
+  R->G.metadata().Producer = toolVersion("dd-import");
 
   std::string Name = Input == "-" ? "<stdin>" : Input;
   for (const std::string &Warning : R->Warnings)

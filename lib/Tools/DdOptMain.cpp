@@ -16,9 +16,11 @@
 #include "daydream/Passes/BuiltinPasses.h"
 #include "daydream/Plugin/PluginLoader.h"
 #include "daydream/Support/ToolInit.h"
+#include "daydream/Support/Version.h"
 #include "daydream/Tools/Drivers.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace dd;
@@ -222,12 +224,25 @@ int dd::ddOptMain(int Argc, char **Argv) {
 
   std::string InputName =
       Opt.Input == "-" ? std::string("<stdin>") : Opt.Input.getValue();
-  if (llvm::Error E = PM.run(*G, AM, PI))
+  bool Changed = false;
+  if (llvm::Error E = PM.run(*G, AM, PI, &Changed))
     return reportError(Tool, InputName + ": " + llvm::toString(std::move(E)));
   if (PI.Stats)
     printStatistics(llvm::errs(), AM.statistics());
   if (!WriteGraph)
     return 0;
+  // Provenance: a graph a pipeline changed is a prediction, and its
+  // reports say so (dd-sim, dd-diff) and of what.
+  if (Changed) {
+    std::string Pipeline;
+    llvm::raw_string_ostream PipelineOS(Pipeline);
+    PM.printPipeline(PipelineOS);
+    G->metadata().Pipelines.push_back(PipelineRun{
+        PipelineOS.str(), toolVersion(Tool),
+        // A file's name need not be UTF-8; a graph's strings are.
+        llvm::json::isUTF8(InputName) ? InputName
+                                      : llvm::json::fixUTF8(InputName)});
+  }
   // Never write what the readers would refuse (a pass's arithmetic that
   // went past the limits, a pass's bug): the check is linear, about a
   // tenth of the write itself. -verify-each has done it already.

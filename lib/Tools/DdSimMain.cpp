@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PredictedTrace.h"
 #include "SimPlot.h"
 #include "SimReport.h"
 #include "SimTimeline.h"
@@ -39,7 +40,7 @@ namespace cl = llvm::cl;
 static constexpr const char *Tool = "dd-sim";
 
 namespace {
-enum class ReportFormat { Text, Json };
+enum class ReportFormat { Text, Json, Csv };
 
 struct Options {
   cl::OptionCategory Category{"dd-sim options"};
@@ -51,7 +52,9 @@ struct Options {
   cl::opt<ReportFormat> Format{
       "report", cl::desc("Report format"), cl::init(ReportFormat::Text),
       cl::values(clEnumValN(ReportFormat::Text, "text", "human summary"),
-                 clEnumValN(ReportFormat::Json, "json", "JSON for machines")),
+                 clEnumValN(ReportFormat::Json, "json", "JSON for machines"),
+                 clEnumValN(ReportFormat::Csv, "csv",
+                            "the iterations as CSV, for spreadsheets")),
       cl::cat(Category)};
   cl::opt<std::string> Policy{
       "policy",
@@ -68,6 +71,12 @@ struct Options {
       cl::desc("Also draw the baseline and the prediction (time by phase, "
                "top kernels) as an SVG picture"),
       cl::value_desc("file.svg"), cl::cat(Category)};
+  cl::opt<std::string> Kineto{
+      "kineto",
+      cl::desc("Also write the predicted run as a PyTorch profiler (Kineto) "
+               "trace, gzipped if named .gz, one file a rank for a job: "
+               "Perfetto, TensorBoard and HTA open it, dd-import reads it"),
+      cl::value_desc("file.json[.gz]"), cl::cat(Category)};
   cl::opt<std::string> Baseline{
       "baseline",
       cl::desc("The graph whose simulation is -timeline's and -plot's "
@@ -82,7 +91,7 @@ struct Options {
       "symmetry", cl::init(true),
       cl::desc("Simulate one rank of each group of identical ranks of a job, "
                "and not the ranks the file stores as copies (exact; default "
-               "true; not with -timeline or -plot)"),
+               "true; not with -timeline, -plot or -kineto)"),
       cl::cat(Category)};
   cl::opt<bool> Headline{
       "headline", cl::init(true),
@@ -160,15 +169,19 @@ llvm::Error writePictures(const Options &Opt, llvm::StringRef InputName,
       return llvm::Error::success();
     std::string Text;
     llvm::raw_string_ostream OS(Text);
-    Draw(OS);
+    if (llvm::Error E = Draw(OS))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     Path + ": " +
+                                         llvm::toString(std::move(E)));
     return writeTextFile(OS.str(), Path);
   };
   if (llvm::Error E = Write(Opt.Timeline, [&](llvm::raw_ostream &OS) {
-        writeTimeline(Baseline, Predicted, OS);
+        return writeTimeline(Baseline, Predicted, OS);
       }))
     return E;
   return Write(Opt.Plot, [&](llvm::raw_ostream &OS) {
     writePlot(Baseline, Predicted, OS);
+    return llvm::Error::success();
   });
 }
 
@@ -222,6 +235,13 @@ int dd::ddSimMain(int Argc, char **Argv) {
           "-report=json\n"))
     return 1;
 
+  // Checked before any work: only SVG is drawn (a browser opens it; no
+  // image library is a dependency), and a .png holding SVG would mislead.
+  if (!Opt.Plot.empty() && !llvm::StringRef(Opt.Plot).endswith(".svg"))
+    return reportError(Tool, "-plot=" + Opt.Plot +
+                                 ": dd-sim draws SVG only; name the file "
+                                 "*.svg (a browser opens it)");
+
   // A plugin's passes mean nothing here, but a plugin is loaded whole.
   PassRegistry Passes;
   std::vector<PolicyInfo> PluginPolicies;
@@ -240,9 +260,12 @@ int dd::ddSimMain(int Argc, char **Argv) {
 
   std::string InputName =
       Opt.Input == "-" ? std::string("<stdin>") : Opt.Input.getValue();
-  // Pictures show every task, so they need every rank simulated.
+  // Pictures and the predicted trace show every task, so they need every
+  // rank simulated and every task's times kept.
+  const bool Pictures =
+      !Opt.Timeline.empty() || !Opt.Plot.empty() || !Opt.Kineto.empty();
   SymmetryReduction Symmetry;
-  if (Opt.Symmetry && Opt.Timeline.empty() && Opt.Plot.empty())
+  if (Opt.Symmetry && !Pictures)
     Symmetry = reduceBySymmetry(*G);
   // Stored copies the reduction did not stand in for (it was off, or a
   // by-priority lane ruled it out) are simulated as the other ranks.
@@ -255,7 +278,6 @@ int dd::ddSimMain(int Argc, char **Argv) {
   // The report alone reads no task's times, and the pictures do. The
   // headline's are measured during the simulation where it can, and from
   // the times kept otherwise (Simulator.h).
-  const bool Pictures = !Opt.Timeline.empty() || !Opt.Plot.empty();
   SO.TaskTimes = Pictures;
   llvm::Optional<UtilizationObserver> Utilization;
   if (Opt.Headline && !Pictures)
@@ -324,6 +346,15 @@ int dd::ddSimMain(int Argc, char **Argv) {
   if (!Opt.Timeline.empty() || !Opt.Plot.empty())
     if (llvm::Error E = writePictures(Opt, InputName, *G, *R, SO))
       return reportError(Tool, std::move(E));
+  if (!Opt.Kineto.empty()) {
+    auto Written = writePredictedTrace(*G, *R, Opt.Kineto);
+    if (!Written)
+      return reportError(Tool, Written.takeError());
+    if (Written->NoDevice)
+      reportWarning(Tool, Opt.Kineto + ": " + llvm::Twine(Written->NoDevice) +
+                              " task(s) on lanes with no GPU (a pass's "
+                              "modelled network) are not in the trace");
+  }
 
   std::string Report;
   llvm::raw_string_ostream OS(Report);
@@ -332,6 +363,8 @@ int dd::ddSimMain(int Argc, char **Argv) {
                      Symmetry.used() ? &Symmetry : nullptr};
   if (Opt.Format == ReportFormat::Json)
     printSimReportJson(*G, *R, Info, OS);
+  else if (Opt.Format == ReportFormat::Csv)
+    printSimReportCsv(*G, *R, OS);
   else
     printSimReportText(*G, *R, Info, OS);
   if (llvm::Error E = writeTextFile(OS.str(), Opt.Output))

@@ -15,6 +15,7 @@
 #include "daydream/Import/Lowering.h"
 #include "daydream/Support/OutputFile.h"
 #include "daydream/Support/ToolInit.h"
+#include "daydream/Support/Version.h"
 #include "daydream/Synth/KinetoWriter.h"
 #include "daydream/Synth/Synth.h"
 #include "daydream/Tools/Drivers.h"
@@ -129,33 +130,6 @@ llvm::Expected<OutFormat> outputFormat(const Options &Opt) {
   if (Opt.Text && Result != OutFormat::Text)
     return Fail("-S writes the text form; it cannot go with -format=" + F);
   return Result;
-}
-
-/// The file of rank \p Rank of \p Ranks: %r replaced, or ".rankN" before
-/// the extension (".json.gz" counts as one) when there are several.
-std::string rankPath(StringRef Path, int32_t Rank, unsigned Ranks) {
-  std::string N = std::to_string(Rank);
-  if (Path.contains("%r")) {
-    std::string Out;
-    for (size_t I = 0; I < Path.size(); ++I) {
-      if (Path[I] == '%' && I + 1 < Path.size() && Path[I + 1] == 'r') {
-        Out += N;
-        ++I;
-      } else {
-        Out += Path[I];
-      }
-    }
-    return Out;
-  }
-  if (Ranks == 1)
-    return Path.str();
-  size_t Slash = Path.find_last_of('/');
-  size_t Base = Slash == StringRef::npos ? 0 : Slash + 1;
-  size_t Dot = Path.endswith(".json.gz") ? Path.size() - strlen(".json.gz")
-                                         : Path.rfind('.');
-  if (Dot == StringRef::npos || Dot <= Base)
-    Dot = Path.size();
-  return (Path.take_front(Dot) + ".rank" + N + Path.drop_front(Dot)).str();
 }
 
 void printSummary(const JobPlan &Plan, uint64_t Asked, uint64_t Tasks,
@@ -307,7 +281,7 @@ int dd::ddSynthMain(int Argc, char **Argv) {
       for (const std::string &Note : R.Lowered.CycleNotes)
         Warnings.push_back(R.Name + ": " + Note);
   }
-  G.metadata().Producer = "dd-synth 0.1.0";
+  G.metadata().Producer = toolVersion("dd-synth");
   double LowerSeconds = secondsSince(Start);
   for (const std::string &W : Warnings)
     reportWarning(Tool, W);

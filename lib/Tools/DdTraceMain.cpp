@@ -17,6 +17,7 @@
 #include "daydream/Import/CuptiRecordReader.h"
 #include "daydream/Import/Lowering.h"
 #include "daydream/Support/ToolInit.h"
+#include "daydream/Support/Version.h"
 #include "daydream/Tools/Drivers.h"
 #include "daydream/Trace/RecordFile.h"
 
@@ -354,7 +355,7 @@ int dd::ddTraceMain(int Argc, char **Argv) {
   auto G = lowerRecords(Files, Stats, Read);
   if (!G)
     return reportError(Tool, G.takeError());
-  G->metadata().Producer = "dd-trace 0.1.0";
+  G->metadata().Producer = toolVersion("dd-trace");
   for (const std::string &Note : Stats.CycleNotes)
     reportWarning(Tool, Note);
   if (llvm::Error E = writeGraphFile(*G, Opt.Output, Opt.Text))

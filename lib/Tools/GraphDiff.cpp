@@ -7,9 +7,11 @@
 
 #include "GraphDiff.h"
 #include "ToolSupport.h"
+#include "daydream/Sim/SteadyState.h"
 #include "daydream/Transforms/KernelClass.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -62,18 +64,6 @@ RunSums sumRun(const RunView &Run) {
   return S;
 }
 
-/// Mean iteration time of a run, -1 if it has none with a known duration.
-double meanIteration(const RunView &Run) {
-  double Sum = 0;
-  size_t N = 0;
-  for (size_t I = 0; I != Run.graph().iterations().size(); ++I)
-    if (int64_t D = Run.iterationDuration(I); D >= 0) {
-      Sum += D;
-      ++N;
-    }
-  return N ? Sum / N : -1;
-}
-
 /// "+12.3%", or "new" / "gone" / "-" where one side is zero.
 std::string formatChange(double A, double B) {
   if (A == 0)
@@ -92,8 +82,8 @@ GraphDiff dd::diffRuns(const RunView &A, const RunView &B, unsigned TopLayers) {
   D.LabelB = B.label();
   D.IterationsA = std::max<size_t>(1, A.graph().iterations().size());
   D.IterationsB = std::max<size_t>(1, B.graph().iterations().size());
-  D.IterationA = meanIteration(A);
-  D.IterationB = meanIteration(B);
+  D.IterationA = double(A.steadyStepNs());
+  D.IterationB = double(B.steadyStepNs());
   RunSums SA = sumRun(A), SB = sumRun(B);
   double NA = double(D.IterationsA), NB = double(D.IterationsB);
   D.Total = {"all GPU work", SA.Total / NA, SB.Total / NB, SA.Tasks, SB.Tasks};
@@ -130,9 +120,9 @@ void dd::printGraphDiffText(const GraphDiff &D, llvm::raw_ostream &OS) {
   OS << "A: " << D.LabelA << " (" << D.IterationsA << " iterations)\n"
      << "B: " << D.LabelB << " (" << D.IterationsB << " iterations)\n";
   if (D.IterationA >= 0 && D.IterationB >= 0)
-    OS << "iteration: " << formatDuration(D.IterationA) << " -> "
-       << formatDuration(D.IterationB) << " ("
-       << formatChange(D.IterationA, D.IterationB) << ")\n";
+    OS << "steady-state step (median over complete steps): "
+       << formatDuration(D.IterationA) << " -> " << formatDuration(D.IterationB)
+       << " (" << formatChange(D.IterationA, D.IterationB) << ")\n";
   auto Table = [&](llvm::StringRef Title, llvm::ArrayRef<DiffRow> Rows) {
     OS << "\n"
        << llvm::formatv("{0,-40} {1,14} {2,14} {3,9}\n", Title, "A per iter",
@@ -176,6 +166,7 @@ void dd::printGraphDiffJson(const GraphDiff &D, llvm::raw_ostream &OS) {
     J.attribute("b", D.LabelB);
     J.attribute("a_iterations", int64_t(D.IterationsA));
     J.attribute("b_iterations", int64_t(D.IterationsB));
+    J.attribute("iteration_rule", SteadyStateRule);
     Optional("a_iteration_ns", D.IterationA);
     Optional("b_iteration_ns", D.IterationB);
     J.attributeBegin("total");
@@ -191,4 +182,21 @@ void dd::printGraphDiffJson(const GraphDiff &D, llvm::raw_ostream &OS) {
     });
   });
   OS << "\n";
+}
+
+void dd::printGraphDiffCsv(const GraphDiff &D, llvm::raw_ostream &OS) {
+  OS << "table,key,a_ns,b_ns,a_tasks,b_tasks\n";
+  auto Row = [&](llvm::StringRef Table, const DiffRow &R) {
+    OS << Table << ',' << csvField(R.Key) << ',' << llvm::format("%.0f", R.A)
+       << ',' << llvm::format("%.0f", R.B) << ',' << R.TasksA << ',' << R.TasksB
+       << "\n";
+  };
+  if (D.IterationA >= 0 && D.IterationB >= 0)
+    OS << "step,steady-state step," << llvm::format("%.0f", D.IterationA) << ','
+       << llvm::format("%.0f", D.IterationB) << ",,\n";
+  Row("class", D.Total);
+  for (const DiffRow &R : D.ByClass)
+    Row("class", R);
+  for (const DiffRow &R : D.ByLayer)
+    Row("layer", R);
 }

@@ -34,8 +34,8 @@ struct GraphDiff {
   std::string LabelA, LabelB;
   /// What the times are divided by: each run's iteration count, or 1.
   size_t IterationsA = 1, IterationsB = 1;
-  /// Mean iteration time (measured, or predicted for a simulated run); -1
-  /// when the run has none.
+  /// Steady-state step (SteadyState.h: the median complete step; recorded,
+  /// or predicted for a simulated run); -1 when the run has none.
   double IterationA = -1, IterationB = -1;
   /// All GPU work, then by class (every class, in KernelClass order), then by
   /// layer (the Top with the largest time in either run, largest first).
@@ -47,6 +47,8 @@ GraphDiff diffRuns(const RunView &A, const RunView &B, unsigned TopLayers);
 
 void printGraphDiffText(const GraphDiff &D, llvm::raw_ostream &OS);
 void printGraphDiffJson(const GraphDiff &D, llvm::raw_ostream &OS);
+/// One row a figure (table,key,a_ns,b_ns,a_tasks,b_tasks), for spreadsheets.
+void printGraphDiffCsv(const GraphDiff &D, llvm::raw_ostream &OS);
 
 } // namespace dd
 

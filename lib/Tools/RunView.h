@@ -25,6 +25,8 @@ public:
   const std::string &label() const { return Label; }
   const Graph &graph() const { return G; }
   bool simulated() const { return R != nullptr; }
+  /// The simulation, or null for recorded times.
+  const SimResult *result() const { return R; }
 
   /// Times of live task \p T, from the run's first task.
   int64_t start(TaskId T) const {
@@ -37,6 +39,9 @@ public:
   /// (never measured, or predicted without members).
   int64_t iterationStart(size_t I) const;
   int64_t iterationDuration(size_t I) const;
+  /// The steady-state step (SteadyState.h's rule on this run's own
+  /// durations), -1 if no step has a known duration.
+  int64_t steadyStepNs() const;
   /// The end of the last task.
   int64_t makespan() const { return Makespan; }
 

@@ -96,9 +96,15 @@ private:
   void pickKernels(unsigned Top);
   void phases(llvm::raw_ostream &OS, int &Y);
   void kernels(llvm::raw_ostream &OS, int &Y);
+  /// \p Title: what a viewer shows on hover (a name shortened in \p S).
   void text(llvm::raw_ostream &OS, int X, int Y, llvm::StringRef S,
-            const char *Extra = "") {
+            const char *Extra = "", llvm::StringRef Title = "") {
     OS << "<text x=\"" << X << "\" y=\"" << Y << "\"" << Extra << ">";
+    if (!Title.empty()) {
+      OS << "<title>";
+      printXmlText(Title, OS);
+      OS << "</title>";
+    }
     printXmlText(S, OS);
     OS << "</text>\n";
   }
@@ -179,7 +185,7 @@ void SvgPlot::kernels(llvm::raw_ostream &OS, int &Y) {
     llvm::StringRef Short = takeUtf8Prefix(Shown, 27);
     text(OS, 20, Y + 15,
          Short.size() < Shown.size() ? (Short + "...").str() : Short.str(),
-         " font-size=\"11\"");
+         " font-size=\"11\"", Name);
     rect(OS, Left, Y + 2, double(Base) / Most * BarWidth, 9, "#999999");
     rect(OS, Left, Y + 12, double(Pred) / Most * BarWidth, 9, "#377eb8");
     text(OS, Left + BarWidth + 8, Y + 15,
@@ -189,7 +195,21 @@ void SvgPlot::kernels(llvm::raw_ostream &OS, int &Y) {
 }
 
 void SvgPlot::write(llvm::raw_ostream &OS) {
-  int Height = 40 + 16 + 64 + 18 * int(NumGpuActivityClasses) + 14 + 12 +
+  // Under the title: the pipelines that made the prediction, then the
+  // steady-state step of each run.
+  std::vector<std::string> Lines;
+  for (const PipelineRun &P : Runs[1]->graph().metadata().Pipelines)
+    Lines.push_back("what-if: " + P.Pipeline);
+  int64_t Base = Runs[0]->steadyStepNs(), Pred = Runs[1]->steadyStepNs();
+  if (Base > 0 && Pred > 0)
+    Lines.push_back(
+        llvm::formatv("steady-state step (median over complete steps): {0} "
+                      "-> {1}, speedup {2:f3}x",
+                      formatDuration(Base), formatDuration(Pred),
+                      double(Base) / double(Pred))
+            .str());
+  int Height = 40 + 18 * int(Lines.size()) + 16 + 64 +
+               18 * int(NumGpuActivityClasses) + 14 + 12 +
                26 * int(Kernels.size()) + 20;
   OS << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << Width
      << "\" height=\"" << Height << "\" font-family=\"sans-serif\" "
@@ -197,7 +217,12 @@ void SvgPlot::write(llvm::raw_ostream &OS) {
   rect(OS, 0, 0, Width, Height, "#ffffff");
   text(OS, 20, 24, Runs[0]->label() + "  vs.  " + Runs[1]->label(),
        " font-size=\"14\"");
-  int Y = 50;
+  int Y = 42;
+  for (const std::string &Line : Lines) {
+    text(OS, 20, Y, Line);
+    Y += 18;
+  }
+  Y += 8;
   phases(OS, Y);
   kernels(OS, Y);
   OS << "</svg>\n";

@@ -6,9 +6,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "SimReport.h"
+#include "ToolSupport.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/Simulator.h"
+#include "daydream/Sim/SteadyState.h"
 #include "daydream/Sim/Symmetry.h"
+#include "daydream/Support/Units.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -18,34 +21,34 @@ using namespace dd;
 
 namespace {
 
-/// Relative error of a prediction, or None when either side is unknown.
-llvm::Optional<double> relativeError(const IterationResult &I) {
+/// (predicted - recorded) / recorded, or None when either side is
+/// unknown: a replay's error, or a prediction's change.
+llvm::Optional<double> relativeChange(const IterationResult &I) {
   if (I.MeasuredNs <= 0 || I.PredictedNs < 0)
     return llvm::None;
   return double(I.PredictedNs - I.MeasuredNs) / double(I.MeasuredNs);
 }
 
-/// One time unit for a whole report, chosen from its largest figure, so
-/// that columns compare at a glance.
-struct TimeUnit {
-  const char *Name;
-  double NsPer;
-
-  static TimeUnit forSpan(int64_t Ns) {
-    if (Ns >= 10'000'000)
-      return {"ms", 1e6};
-    if (Ns >= 10'000)
-      return {"us", 1e3};
-    return {"ns", 1};
-  }
-  std::string operator()(int64_t Ns) const {
-    if (Ns < 0)
-      return "-";
-    if (NsPer == 1)
-      return llvm::formatv("{0} ns", Ns).str();
-    return llvm::formatv("{0:f3} {1}", double(Ns) / NsPer, Name).str();
+/// The words a report uses for the recorded side and the difference: a
+/// graph a pipeline changed is compared with its recording as a change; an
+/// unchanged one is a replay, whose difference is the simulator's error.
+struct Sides {
+  const char *Recorded, *Difference;
+  static Sides of(const Graph &G) {
+    return G.metadata().isPrediction() ? Sides{"baseline", "change"}
+                                       : Sides{"measured", "error"};
   }
 };
+
+/// A change "+1.23%" (signed: which way the what-if moves the step), an
+/// error "1.23%" or "-1.23%"; printf's form, as formatv has no sign flag
+/// ("{0:+f2}" asserts).
+std::string percent(double Percent, bool Signed) {
+  std::string Text;
+  llvm::raw_string_ostream(Text)
+      << llvm::format(Signed ? "%+.2f%%" : "%.2f%%", Percent);
+  return Text;
+}
 
 llvm::json::Value orNull(int64_t V) {
   return V < 0 ? llvm::json::Value(nullptr) : llvm::json::Value(V);
@@ -135,22 +138,34 @@ void dd::printSimReportText(const Graph &G, const SimResult &R,
     OS << ": simulated one rank of each (" << G.numTasks()
        << " tasks); -symmetry=false simulates all\n";
   }
-  OS << "predicted: " << Fmt(R.MakespanNs) << "\n";
+  for (const PipelineRun &P : G.metadata().Pipelines)
+    OS << "what-if: " << P.Pipeline << " (" << P.Tool << " on " << P.Input
+       << ")\n";
+  const Sides Words = Sides::of(G);
+  SteadyState Steady = steadyState(R.Iterations);
+  if (Steady.known()) {
+    OS << "steady state (median of " << Steady.Steps << " complete step"
+       << (Steady.Steps == 1 ? "" : "s") << "): " << Words.Recorded << " "
+       << Fmt(Steady.BaselineNs) << ", predicted " << Fmt(Steady.PredictedNs)
+       << ", " << Words.Difference << " "
+       << percent(Steady.changePercent(), G.metadata().isPrediction());
+    if (G.metadata().isPrediction())
+      OS << llvm::format(" (speedup %.3fx)", Steady.speedup());
+    OS << "\n";
+  }
+  OS << "whole trace, first task to last: predicted " << Fmt(R.MakespanNs)
+     << "\n";
   if (!R.Iterations.empty()) {
     OS << "\n"
        << llvm::formatv("{0,-24} {1,14} {2,14} {3,9}\n", "iteration",
-                        "measured", "predicted", "error");
+                        Words.Recorded, "predicted", Words.Difference);
     for (const IterationResult &I : R.Iterations) {
-      auto Err = relativeError(I);
-      // printf's form: formatv has no sign flag ("{0:+f2}" asserts).
-      std::string ErrText = "-";
-      if (Err) {
-        ErrText.clear();
-        llvm::raw_string_ostream(ErrText) << llvm::format("%.2f%%", *Err * 100);
-      }
+      auto Change = relativeChange(I);
+      std::string ChangeText =
+          Change ? percent(*Change * 100, G.metadata().isPrediction()) : "-";
       OS << llvm::format("%-24s %14s %14s %9s\n", iterationLabel(I).c_str(),
                          Fmt(I.MeasuredNs).c_str(), Fmt(I.PredictedNs).c_str(),
-                         ErrText.c_str());
+                         ChangeText.c_str());
     }
   }
   OS << "\n"
@@ -171,14 +186,22 @@ void dd::printSimReportText(const Graph &G, const SimResult &R,
 
 void dd::printSimReportJson(const Graph &G, const SimResult &R,
                             const SimReportInfo &Info, llvm::raw_ostream &OS) {
+  const bool Prediction = G.metadata().isPrediction();
+  auto OrNullDouble = [](llvm::Optional<double> V) {
+    return V ? llvm::json::Value(*V) : llvm::json::Value(nullptr);
+  };
   llvm::json::Array Iterations;
   for (const IterationResult &I : R.Iterations) {
-    auto Err = relativeError(I);
-    llvm::json::Object It{
-        {"name", I.Name},
-        {"measured_ns", orNull(I.MeasuredNs)},
-        {"predicted_ns", orNull(I.PredictedNs)},
-        {"error", Err ? llvm::json::Value(*Err) : llvm::json::Value(nullptr)}};
+    auto Change = relativeChange(I);
+    llvm::json::Object It{{"name", I.Name},
+                          {"predicted_ns", orNull(I.PredictedNs)}};
+    if (Prediction) {
+      It["baseline_ns"] = orNull(I.MeasuredNs);
+      It["change_pct"] = OrNullDouble(Change ? *Change * 100 : Change);
+    } else {
+      It["measured_ns"] = orNull(I.MeasuredNs);
+      It["error"] = OrNullDouble(Change);
+    }
     if (I.Rank >= 0)
       It["rank"] = I.Rank;
     Iterations.push_back(std::move(It));
@@ -203,6 +226,30 @@ void dd::printSimReportJson(const Graph &G, const SimResult &R,
       {"origin_ns", R.OriginNs},
       {"iterations", std::move(Iterations)},
       {"lanes", std::move(Lanes)}};
+  Root["prediction"] = Prediction;
+  llvm::json::Array Pipelines;
+  for (const PipelineRun &P : G.metadata().Pipelines)
+    Pipelines.push_back(llvm::json::Object{
+        {"pipeline", P.Pipeline}, {"tool", P.Tool}, {"input", P.Input}});
+  Root["pipelines"] = std::move(Pipelines);
+  SteadyState Steady = steadyState(R.Iterations);
+  llvm::json::Object SteadyJson{{"rule", SteadyStateRule},
+                                {"steps", int64_t(Steady.Steps)},
+                                {"predicted_ns", orNull(Steady.PredictedNs)}};
+  SteadyJson[Prediction ? "baseline_ns" : "measured_ns"] =
+      orNull(Steady.BaselineNs);
+  if (Prediction)
+    SteadyJson["change_pct"] = OrNullDouble(
+        Steady.known() ? llvm::Optional<double>(Steady.changePercent())
+                       : llvm::None);
+  else
+    SteadyJson["error"] = OrNullDouble(
+        Steady.known() ? llvm::Optional<double>(Steady.relativeChange())
+                       : llvm::None);
+  Root["steady_state"] = std::move(SteadyJson);
+  if (Prediction)
+    Root["speedup"] = OrNullDouble(
+        Steady.known() ? llvm::Optional<double>(Steady.speedup()) : llvm::None);
   if (Info.Headline)
     Root["headline"] = headlineJson(*Info.Headline, R.MakespanNs);
   if (Sym) {
@@ -215,4 +262,30 @@ void dd::printSimReportJson(const Graph &G, const SimResult &R,
     Root["symmetry"] = std::move(S);
   }
   OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Root))) << "\n";
+}
+
+namespace {
+
+std::string csvNs(int64_t Ns) { return Ns < 0 ? "" : std::to_string(Ns); }
+
+} // namespace
+
+void dd::printSimReportCsv(const Graph &G, const SimResult &R,
+                           llvm::raw_ostream &OS) {
+  const bool Prediction = G.metadata().isPrediction();
+  OS << "iteration,rank," << (Prediction ? "baseline_ns" : "measured_ns")
+     << ",predicted_ns," << (Prediction ? "change_pct" : "error_pct") << "\n";
+  auto Row = [&](llvm::StringRef Name, int32_t Rank, int64_t Recorded,
+                 int64_t Predicted) {
+    OS << csvField(Name) << ',' << (Rank >= 0 ? std::to_string(Rank) : "")
+       << ',' << csvNs(Recorded) << ',' << csvNs(Predicted) << ',';
+    if (Recorded > 0 && Predicted >= 0)
+      OS << llvm::format("%.4f", 100.0 * double(Predicted - Recorded) /
+                                     double(Recorded));
+    OS << "\n";
+  };
+  for (const IterationResult &I : R.Iterations)
+    Row(I.Name, I.Rank, I.MeasuredNs, I.PredictedNs);
+  SteadyState Steady = steadyState(R.Iterations);
+  Row("steady state", -1, Steady.BaselineNs, Steady.PredictedNs);
 }

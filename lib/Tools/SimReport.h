@@ -5,14 +5,22 @@
 //    "predicted_ns": N, "origin_ns": N,
 //    "iterations": [{"name": S, "measured_ns": N|null, "predicted_ns": N|null,
 //                    "error": X|null}],
+//    "prediction": B, "pipelines": [{"pipeline": S, "tool": S, "input": S}],
+//    "steady_state": {"rule": S, "steps": N, "measured_ns": N|null,
+//                     "predicted_ns": N|null, "error": X|null},
 //    "lanes": [{"name": S, "kind": S, "tasks": N, "busy_ns": N}],
 //    "headline": {"critical_path_ns": N, "critical_path_tasks": N,
 //                 "critical_path_share": {"gpu": X, "cpu": X,
 //                                         "communication": X, "gaps": X},
 //                 "gpu_compute_utilization": [{"device": N, "share": X}],
 //                 "communication_overlap": X|null}}
-// where "error" is (predicted - measured) / measured, shares are fractions
+// where "predicted_ns" at the top is the whole trace's span (first task to
+// last), "error" is (predicted - measured) / measured, shares are fractions
 // of the predicted run, and "headline" is there unless -headline=false.
+// A prediction (a graph a pipeline changed: "prediction" true, its
+// "pipelines" listed) says "baseline_ns" for "measured_ns" and "change_pct"
+// (a percentage) for "error", per iteration and in "steady_state", and adds
+// "speedup": the steady state's baseline / predicted (SteadyState.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,6 +102,10 @@ void printSimReportText(const Graph &G, const SimResult &R,
                         const SimReportInfo &Info, llvm::raw_ostream &OS);
 void printSimReportJson(const Graph &G, const SimResult &R,
                         const SimReportInfo &Info, llvm::raw_ostream &OS);
+/// The iterations and the steady state as CSV (RFC 4180), for spreadsheets:
+/// iteration,rank,measured_ns|baseline_ns,predicted_ns,error_pct|change_pct.
+void printSimReportCsv(const Graph &G, const SimResult &R,
+                       llvm::raw_ostream &OS);
 
 } // namespace dd
 

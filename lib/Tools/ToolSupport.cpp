@@ -9,6 +9,7 @@
 #include "ToolSupport.h"
 #include "daydream/IR/BinaryFormat.h"
 #include "daydream/IR/TextFormat.h"
+#include "daydream/Support/GzipStream.h"
 #include "daydream/Support/OutputFile.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -90,7 +91,16 @@ llvm::Error dd::writeTextFile(llvm::StringRef Contents,
   auto Out = OutputFile::create(OutputPath);
   if (!Out)
     return Out.takeError();
-  (*Out)->os() << Contents;
+  if (!OutputPath.endswith(".gz")) {
+    (*Out)->os() << Contents;
+    return (*Out)->commit();
+  }
+  GzipStream Gz((*Out)->os());
+  Gz << Contents;
+  if (llvm::Error E = Gz.finish())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   OutputPath + ": " +
+                                       llvm::toString(std::move(E)));
   return (*Out)->commit();
 }
 
@@ -103,4 +113,44 @@ llvm::Error dd::writeGraphFile(const Graph &G, llvm::StringRef OutputPath,
   if (llvm::Error E = Text ? printTextGraph(G, OS) : writeBinaryGraph(G, OS))
     return E; // the temporary is removed; an old file stays
   return (*Out)->commit();
+}
+
+/// The file of rank \p Rank of \p Ranks: %r replaced, or ".rankN" before
+/// the extension (".json.gz" counts as one) when there are several.
+std::string dd::rankPath(llvm::StringRef Path, int32_t Rank, unsigned Ranks) {
+  std::string N = std::to_string(Rank);
+  if (Path.contains("%r")) {
+    std::string Out;
+    for (size_t I = 0; I < Path.size(); ++I) {
+      if (Path[I] == '%' && I + 1 < Path.size() && Path[I + 1] == 'r') {
+        Out += N;
+        ++I;
+      } else {
+        Out += Path[I];
+      }
+    }
+    return Out;
+  }
+  if (Ranks == 1)
+    return Path.str();
+  size_t Slash = Path.find_last_of('/');
+  size_t Base = Slash == llvm::StringRef::npos ? 0 : Slash + 1;
+  size_t Dot = Path.endswith(".json.gz")
+                   ? Path.size() - llvm::StringRef(".json.gz").size()
+                   : Path.rfind('.');
+  if (Dot == llvm::StringRef::npos || Dot <= Base)
+    Dot = Path.size();
+  return (Path.take_front(Dot) + ".rank" + N + Path.drop_front(Dot)).str();
+}
+
+std::string dd::csvField(llvm::StringRef S) {
+  if (S.find_first_of(",\"\r\n") == llvm::StringRef::npos)
+    return S.str();
+  std::string Out = "\"";
+  for (char C : S) {
+    if (C == '"')
+      Out += '"';
+    Out += C;
+  }
+  return Out + "\"";
 }

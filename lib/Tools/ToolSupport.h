@@ -63,8 +63,18 @@ llvm::Error checkBinaryOutputAllowed(llvm::StringRef OutputPath, bool Text,
 llvm::Error writeGraphFile(const Graph &G, llvm::StringRef OutputPath,
                            bool Text);
 
-/// Writes \p Contents to \p OutputPath ("-" for stdout) the same careful way.
+/// Writes \p Contents to \p OutputPath ("-" for stdout) the same careful way,
+/// gzipped when the name ends in ".gz".
 llvm::Error writeTextFile(llvm::StringRef Contents, llvm::StringRef OutputPath);
+
+/// \p S as one CSV field (RFC 4180): quoted when it holds a comma, a quote
+/// or a line break, its quotes doubled.
+std::string csvField(llvm::StringRef S);
+
+/// The file of rank \p Rank of a job of \p Ranks ranks written one file a
+/// rank: \p Path with "%r" replaced by the rank, or else ".rankN" before the
+/// extension (".json.gz" counts as one) when there are several.
+std::string rankPath(llvm::StringRef Path, int32_t Rank, unsigned Ranks);
 
 } // namespace dd
 

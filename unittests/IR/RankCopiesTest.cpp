@@ -253,7 +253,7 @@ TEST(RankCopiesTest, ExpandedEqualsTheJobWrittenWhole) {
   expand(Compact);
   EXPECT_FALSE(hasRankCopies(Compact));
   EXPECT_EQ(verify(Compact), "ok");
-  EXPECT_EQ(Compact.numTasks(), TasksBefore + 2u * 6);
+  EXPECT_EQ(Compact.numTasks(), TasksBefore + size_t{2} * 6);
   EXPECT_EQ(toText(Compact), toText(Whole));
   EXPECT_EQ(toBinary(Compact), toBinary(Whole));
   // The copies share their representative's attributes.

@@ -60,10 +60,14 @@ def run(cmd, stdin=None):
 
 def steps(sim_json):
     """(mean measured, mean predicted) step time in ns from dd-sim's JSON."""
-    its = [i for i in sim_json["iterations"] if i.get("measured_ns") is not None]
+    # A prediction (a graph passes changed) says "baseline_ns" for the
+    # recorded duration; a replay says "measured_ns".
+    def recorded(i):
+        return i.get("measured_ns", i.get("baseline_ns"))
+    its = [i for i in sim_json["iterations"] if recorded(i) is not None]
     if not its:
         raise ReportError(f"{sim_json.get('input')}: no iterations with recorded durations")
-    return (statistics.mean(i["measured_ns"] for i in its),
+    return (statistics.mean(recorded(i) for i in its),
             statistics.mean(i["predicted_ns"] for i in its))
 
 

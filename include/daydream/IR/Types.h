@@ -211,11 +211,29 @@ struct RankInfo {
   int32_t CopyOf = -1;
 };
 
+/// One run of a pass pipeline that changed the graph (provenance): what a
+/// report needs to say the graph is a prediction, and of what.
+struct PipelineRun {
+  /// The pipeline as `dd-opt -print-pipeline-passes` prints it.
+  std::string Pipeline;
+  /// The tool and its version ("dd-opt 0.1.0").
+  std::string Tool;
+  /// The input's file name as given ("<stdin>" for a pipe).
+  std::string Input;
+};
+
 struct Metadata {
   std::string Producer;
   std::string SourceFormat;
   std::vector<Device> Devices;
   std::vector<RankInfo> Ranks;
+  /// The pipelines that made this graph from the producer's, oldest first;
+  /// empty for a graph as recorded.
+  std::vector<PipelineRun> Pipelines;
+
+  /// Whether a pipeline that changes graphs ran on this one: its times are
+  /// then a prediction, compared with the recorded iterations as a change.
+  bool isPrediction() const { return !Pipelines.empty(); }
 };
 
 /// Spellings used by the text form, the tools and the reports.

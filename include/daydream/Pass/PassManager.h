@@ -174,8 +174,13 @@ public:
   }
 
   /// Runs every pass in order. An error names the pass that failed.
+  /// \p Changed, if given, is set to whether a pass changed the graph (did
+  /// not preserve every analysis): dd-opt records the pipeline in the
+  /// graph's provenance only then, so a pass with nothing to act on leaves
+  /// a replay a replay.
   llvm::Error run(Graph &G, AnalysisManager &AM,
-                  const PassInstrumentation &PI = {}) const;
+                  const PassInstrumentation &PI = {},
+                  bool *Changed = nullptr) const;
 
   /// Prints the pipeline as comma-separated passes; it parses back.
   void printPipeline(llvm::raw_ostream &OS) const;

@@ -42,8 +42,9 @@
 /// statistics. 3: PassConcept's traits() replaces its three trait virtuals
 /// (a new trait is a new bit, no new virtual); PassInfo holds the traits
 /// and lists its options as data (Options) rather than printing them;
-/// Graph's reader internals moved to GraphBuilder.
-#define DD_PLUGIN_API_VERSION 3
+/// Graph's reader internals moved to GraphBuilder. 4: Metadata holds the
+/// pipelines that made the graph (provenance), so Graph grew.
+#define DD_PLUGIN_API_VERSION 4
 
 #define DD_PLUGIN_EXPORT __attribute__((visibility("default")))
 

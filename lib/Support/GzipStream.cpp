@@ -4,13 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GzipStream.h"
+#include "daydream/Support/GzipStream.h"
 
 #include <zlib.h>
 
 #include <vector>
 
-using namespace dd::synth;
+using namespace dd;
 
 struct GzipStream::State {
   z_stream Z{};

@@ -1,22 +1,23 @@
 //===- GzipStream.h - A raw_ostream that gzips into another -----*- C++ -*-===//
 //
 // Kineto traces are usually stored as .json.gz, and a synthetic trace of
-// millions of events is a few gigabytes of JSON; dd-synth gzips on the way
-// out when the output name asks for it, at zlib's fastest level (the
+// millions of events is a few gigabytes of JSON; the tools gzip on the way
+// out when an output's name ends in ".gz" (dd-synth's traces, dd-sim's
+// predicted trace, timeline and reports), at zlib's fastest level (the
 // importer reads it back either way). The gzip header carries no time, so
-// the bytes depend only on the content. Private to lib/Synth.
+// the bytes depend only on the content.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DAYDREAM_LIB_SYNTH_GZIPSTREAM_H
-#define DAYDREAM_LIB_SYNTH_GZIPSTREAM_H
+#ifndef DAYDREAM_SUPPORT_GZIPSTREAM_H
+#define DAYDREAM_SUPPORT_GZIPSTREAM_H
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
 
-namespace dd::synth {
+namespace dd {
 
 class GzipStream : public llvm::raw_ostream {
 public:
@@ -38,6 +39,6 @@ private:
   bool Failed = false;
 };
 
-} // namespace dd::synth
+} // namespace dd
 
-#endif // DAYDREAM_LIB_SYNTH_GZIPSTREAM_H
+#endif // DAYDREAM_SUPPORT_GZIPSTREAM_H

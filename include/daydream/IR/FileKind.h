@@ -1,0 +1,41 @@
+//===- FileKind.h - What a file given to the wrong tool is ------*- C++ -*-===//
+//
+// dd-sim handed a trace, or dd-import handed a graph, should say what the
+// file is and which command reads it, not that it fails to parse. Sniffed
+// from the first bytes (and, for the formats with no magic this project
+// reads, the name), never trusted beyond the message.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_IR_FILEKIND_H
+#define DAYDREAM_IR_FILEKIND_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace dd {
+
+enum class FileKind {
+  Unknown,
+  DdirBinary,   ///< a graph, binary form
+  DdirText,     ///< a graph, text form ("ddir N" first)
+  Gzip,         ///< compressed: a .json.gz trace, most likely
+  Json,         ///< a PyTorch profiler (Kineto) trace, most likely
+  NsysSqlite,   ///< Nsight Systems' SQLite export
+  NsysReport,   ///< Nsight Systems' own .nsys-rep / .qdrep report
+  CuptiRecords, ///< dd-trace's .ddrec records
+};
+
+/// What \p Bytes (the start of the file is enough), named \p Name, is.
+FileKind sniffFileKind(llvm::StringRef Name, llvm::StringRef Bytes);
+
+/// "is JSON (a PyTorch profiler trace?), not a .ddir graph: `dd-import
+/// FILE -o graph.ddir` reads it": what a tool that wanted a graph (\p
+/// WantedGraph) or a trace says of a file of kind \p K named \p Name; empty
+/// when \p K is what it wanted or unknown.
+std::string wrongKindHint(FileKind K, llvm::StringRef Name, bool WantedGraph);
+
+} // namespace dd
+
+#endif // DAYDREAM_IR_FILEKIND_H
