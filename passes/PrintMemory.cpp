@@ -13,6 +13,7 @@
 #include "DeviceName.h"
 
 #include "daydream/Analysis/MemoryBreakdown.h"
+#include "daydream/Analysis/Simulation.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"
@@ -76,7 +77,17 @@ public:
   explicit PrintMemory(PrintMemoryOptions O) : O(O) {}
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
-    MemoryBreakdown B = computeMemoryBreakdown(G);
+    // The memory of the run as simulated, so that after a pass it is the
+    // what-if's (MemoryBreakdown.h); a graph without events simulates
+    // nothing for it.
+    const SimResult *Run = nullptr;
+    if (!G.memoryEvents().empty()) {
+      auto Sim = simulatedRun(G, AM);
+      if (!Sim)
+        return Sim.takeError();
+      Run = *Sim;
+    }
+    MemoryBreakdown B = computeMemoryBreakdown(G, Run);
     if (O.Json)
       printJson(G, B, AM.reportStream());
     else

@@ -12,6 +12,7 @@
 #include "daydream/Analysis/MemoryBreakdown.h"
 
 #include "daydream/IR/Graph.h"
+#include "daydream/Sim/Simulator.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -30,6 +31,14 @@ constexpr size_t NoEvent = ~size_t(0);
 struct LaneSpan {
   int64_t Begin, End;
   Phase Ph;
+  TaskId Task;
+};
+
+/// Where an event falls on its lane: inside a task, or between tasks
+/// (attributed to the next or the previous one).
+struct LanePlace {
+  const LaneSpan *Span = nullptr;
+  enum { Inside, Before, After } Where = Inside;
 };
 
 class PhaseLookup {
@@ -50,7 +59,7 @@ public:
       const Task &Tk = G.task(T);
       if (Wanted[Tk.Lane] && G.isLive(T))
         ByLane[Tk.Lane].push_back(
-            {Tk.StartNs, Tk.StartNs + Tk.DurationNs, Tk.Phase});
+            {Tk.StartNs, Tk.StartNs + Tk.DurationNs, Tk.Phase, T});
     }
     auto Earlier = [](const LaneSpan &A, const LaneSpan &B) {
       return A.Begin < B.Begin;
@@ -61,21 +70,23 @@ public:
         std::stable_sort(Spans.begin(), Spans.end(), Earlier);
   }
 
-  /// The phase of the task containing \p TimeNs on \p L; between tasks, of
-  /// the next one if \p PreferNext, else of the previous one.
-  Phase phaseAt(LaneId L, int64_t TimeNs, bool PreferNext) const {
+  /// The task containing \p TimeNs on \p L; between tasks, the next one if
+  /// \p PreferNext, else the previous one (the other at the lane's ends).
+  LanePlace placeAt(LaneId L, int64_t TimeNs, bool PreferNext) const {
     if (L == NoId || ByLane[L].empty())
-      return Phase::Other;
+      return {};
     const std::vector<LaneSpan> &Spans = ByLane[L];
     auto Next = std::upper_bound(
         Spans.begin(), Spans.end(), TimeNs,
         [](int64_t T, const LaneSpan &S) { return T < S.Begin; });
     if (Next == Spans.begin())
-      return Next->Ph; // before the lane's first task
+      return {&*Next, LanePlace::Before}; // before the lane's first task
     auto Prev = std::prev(Next);
-    if (TimeNs < Prev->End || Next == Spans.end() || !PreferNext)
-      return Prev->Ph;
-    return Next->Ph;
+    if (TimeNs < Prev->End)
+      return {&*Prev, LanePlace::Inside};
+    if (Next == Spans.end() || !PreferNext)
+      return {&*Prev, LanePlace::After};
+    return {&*Next, LanePlace::Before};
   }
 
 private:
@@ -128,6 +139,20 @@ MemoryCategory classify(const EventPlace &A, const EventPlace *F) {
   return MemoryCategory::Other;
 }
 
+/// The iteration whose predicted span holds \p TimeNs (the latest to start
+/// at or before it), -1 if none.
+int64_t predictedIterationAt(const SimResult &R, int64_t TimeNs) {
+  int64_t Best = -1, BestStart = INT64_MIN;
+  for (size_t I = 0; I != R.Iterations.size(); ++I) {
+    int64_t S = R.Iterations[I].PredictedStartNs;
+    if (R.Iterations[I].PredictedNs >= 0 && S <= TimeNs && S > BestStart) {
+      Best = int64_t(I);
+      BestStart = S;
+    }
+  }
+  return Best;
+}
+
 } // namespace
 
 llvm::StringRef dd::toString(MemoryCategory C) {
@@ -141,7 +166,8 @@ int64_t MemorySample::total() const {
   return std::accumulate(Live.begin(), Live.end(), int64_t(0));
 }
 
-MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G) {
+MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
+                                           const SimResult *Simulated) {
   llvm::ArrayRef<MemoryEvent> Events = G.memoryEvents();
   // Graphs read from files are sorted already; passes may have added
   // events out of order.
@@ -156,10 +182,28 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G) {
   PhaseLookup Phases(G, Events);
   IterationLookup Iterations(G);
   std::vector<EventPlace> Place(Events.size());
-  for (size_t I = 0; I != Events.size(); ++I)
-    Place[I] = {Phases.phaseAt(Events[I].Lane, Events[I].TimeNs,
-                               /*PreferNext=*/Events[I].Bytes > 0),
-                Iterations.at(Events[I].TimeNs)};
+  // When each event happens in the run followed: recorded, or moved with
+  // its task (the header's rules).
+  std::vector<int64_t> When(Events.size());
+  for (size_t I = 0; I != Events.size(); ++I) {
+    const MemoryEvent &E = Events[I];
+    LanePlace At = Phases.placeAt(E.Lane, E.TimeNs, /*PreferNext=*/E.Bytes > 0);
+    Place[I] = {At.Span ? At.Span->Ph : Phase::Other, Iterations.at(E.TimeNs)};
+    When[I] = E.TimeNs;
+    if (Simulated && At.Span) {
+      TaskId T = At.Span->Task;
+      int64_t Start = Simulated->Start[T], End = Simulated->End[T];
+      When[I] = At.Where == LanePlace::Before ? Start
+                : At.Where == LanePlace::After
+                    ? End
+                    : std::min(End, Start + (E.TimeNs - At.Span->Begin));
+    }
+  }
+  // The timeline's order: by the times followed, ties in recorded order.
+  std::vector<size_t> ByWhen = Order;
+  if (Simulated)
+    std::stable_sort(ByWhen.begin(), ByWhen.end(),
+                     [&](size_t A, size_t B) { return When[A] < When[B]; });
 
   // Devices in index order; each event's device entry.
   std::map<int32_t, DeviceMemory> Devices;
@@ -212,24 +256,37 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G) {
     FreeOf[Alloc] = I;
   }
 
-  // Classify blocks and replay the events of each device over time.
+  // Classify blocks (in recorded order: a free after its allocation), then
+  // replay the events of each device over the times followed.
   std::vector<MemoryCategory> CategoryOf(Events.size(), MemoryCategory::Other);
+  for (size_t I : Order)
+    if (Events[I].Bytes > 0)
+      CategoryOf[I] = classify(
+          Place[I], FreeOf[I] == NoEvent ? nullptr : &Place[FreeOf[I]]);
+  // Before the trace: the allocator's total at the first event that
+  // reports one, less what the trace's own events had added by then.
+  std::map<int32_t, int64_t> NetSoFar;
   for (size_t I : Order) {
     const MemoryEvent &E = Events[I];
     DeviceMemory &D = Devices[E.Device];
-    if (D.Timeline.empty() || D.Timeline.back().TimeNs != E.TimeNs) {
+    int64_t &Net = NetSoFar[E.Device];
+    Net += E.Bytes;
+    if (D.BeforeTraceBytes < 0 && E.TotalAllocated >= 0)
+      D.BeforeTraceBytes = std::max<int64_t>(0, E.TotalAllocated - Net);
+  }
+  for (size_t I : ByWhen) {
+    const MemoryEvent &E = Events[I];
+    DeviceMemory &D = Devices[E.Device];
+    if (D.Timeline.empty() || D.Timeline.back().TimeNs != When[I]) {
       MemorySample Next;
       if (!D.Timeline.empty())
         Next.Live = D.Timeline.back().Live;
-      Next.TimeNs = E.TimeNs;
+      Next.TimeNs = When[I];
       D.Timeline.push_back(Next);
     }
     CategoryBytes &Live = D.Timeline.back().Live;
     if (E.Bytes > 0) {
-      size_t Free = FreeOf[I];
-      MemoryCategory C =
-          classify(Place[I], Free == NoEvent ? nullptr : &Place[Free]);
-      CategoryOf[I] = C;
+      MemoryCategory C = CategoryOf[I];
       Live[unsigned(C)] += E.Bytes;
       D.AllocatedBytes[unsigned(C)] += E.Bytes;
       ++D.AllocationCount[unsigned(C)];
@@ -252,7 +309,9 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G) {
       }
     if (!D.Timeline.empty())
       D.PeakIteration =
-          Iterations.graphIndex(Iterations.at(D.Timeline[D.Peak].TimeNs));
+          Simulated
+              ? predictedIterationAt(*Simulated, D.Timeline[D.Peak].TimeNs)
+              : Iterations.graphIndex(Iterations.at(D.Timeline[D.Peak].TimeNs));
     B.Devices.push_back(std::move(D));
   }
   return B;

@@ -11,6 +11,7 @@
 #include "SimReport.h"
 #include "SimTimeline.h"
 #include "ToolSupport.h"
+#include "daydream/Analysis/MemoryBreakdown.h"
 #include "daydream/Analysis/Utilization.h"
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
@@ -261,11 +262,14 @@ int dd::ddSimMain(int Argc, char **Argv) {
   std::string InputName =
       Opt.Input == "-" ? std::string("<stdin>") : Opt.Input.getValue();
   // Pictures and the predicted trace show every task, so they need every
-  // rank simulated and every task's times kept.
-  const bool Pictures =
-      !Opt.Timeline.empty() || !Opt.Plot.empty() || !Opt.Kineto.empty();
+  // rank simulated and every task's times kept; so does the memory replay,
+  // whose events move with their tasks (MemoryBreakdown.h). A graph
+  // without memory events pays nothing for it.
+  const bool Memory = !G->memoryEvents().empty();
+  const bool KeepTimes = !Opt.Timeline.empty() || !Opt.Plot.empty() ||
+                         !Opt.Kineto.empty() || Memory;
   SymmetryReduction Symmetry;
-  if (Opt.Symmetry && !Pictures)
+  if (Opt.Symmetry && !KeepTimes)
     Symmetry = reduceBySymmetry(*G);
   // Stored copies the reduction did not stand in for (it was off, or a
   // by-priority lane ruled it out) are simulated as the other ranks.
@@ -278,9 +282,9 @@ int dd::ddSimMain(int Argc, char **Argv) {
   // The report alone reads no task's times, and the pictures do. The
   // headline's are measured during the simulation where it can, and from
   // the times kept otherwise (Simulator.h).
-  SO.TaskTimes = Pictures;
+  SO.TaskTimes = KeepTimes;
   llvm::Optional<UtilizationObserver> Utilization;
-  if (Opt.Headline && !Pictures)
+  if (Opt.Headline && !KeepTimes)
     requestHeadline(*G, SO, Utilization);
   // The headline's critical path may need the canonical order; the
   // simulation then uses the same one instead of computing its own. A graph
@@ -356,11 +360,21 @@ int dd::ddSimMain(int Argc, char **Argv) {
                               "modelled network) are not in the trace");
   }
 
+  llvm::Optional<MemoryBreakdown> PredictedMemory, RecordedMemory;
+  if (Memory) {
+    PredictedMemory = computeMemoryBreakdown(*G, &*R);
+    RecordedMemory = computeMemoryBreakdown(*G);
+    Times.mark("memory");
+  }
+
   std::string Report;
   llvm::raw_string_ostream OS(Report);
-  SimReportInfo Info{InputName, (*Policy)->name(),
+  SimReportInfo Info{InputName,
+                     (*Policy)->name(),
                      Headline ? &*Headline : nullptr,
-                     Symmetry.used() ? &Symmetry : nullptr};
+                     Symmetry.used() ? &Symmetry : nullptr,
+                     PredictedMemory ? &*PredictedMemory : nullptr,
+                     RecordedMemory ? &*RecordedMemory : nullptr};
   if (Opt.Format == ReportFormat::Json)
     printSimReportJson(*G, *R, Info, OS);
   else if (Opt.Format == ReportFormat::Csv)

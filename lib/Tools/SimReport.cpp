@@ -7,6 +7,7 @@
 
 #include "SimReport.h"
 #include "ToolSupport.h"
+#include "daydream/Analysis/MemoryBreakdown.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/Simulator.h"
 #include "daydream/Sim/SteadyState.h"
@@ -103,6 +104,91 @@ llvm::json::Object headlineJson(const SimHeadline &H, int64_t MakespanNs) {
            : llvm::json::Value(nullptr)}};
 }
 
+constexpr const char *NoMemoryNote =
+    "the graph has no memory events (record with "
+    "torch.profiler.profile(profile_memory=True) to have them)";
+
+llvm::StringRef deviceName(const Graph &G, int32_t Index) {
+  if (Index < 0)
+    return "host";
+  for (const Device &D : G.metadata().Devices)
+    if (D.Index == Index)
+      return D.Name;
+  return "";
+}
+
+/// The recorded peak of \p Device in \p Recorded, -1 if it has none.
+int64_t recordedPeak(const MemoryBreakdown &Recorded, int32_t Device) {
+  for (const DeviceMemory &D : Recorded.Devices)
+    if (D.Device == Device && !D.Timeline.empty())
+      return D.Timeline[D.Peak].total();
+  return -1;
+}
+
+void printMemoryText(const Graph &G, const SimResult &R,
+                     const SimReportInfo &Info, const TimeUnit &Fmt,
+                     llvm::raw_ostream &OS) {
+  if (!Info.Memory) {
+    OS << "\nmemory: " << NoMemoryNote << "\n";
+    return;
+  }
+  OS << "\nmemory (replayed in simulated time; TBD's breakdown at each "
+        "device's peak):\n";
+  for (const DeviceMemory &D : Info.Memory->Devices) {
+    if (D.Timeline.empty())
+      continue;
+    const MemorySample &Peak = D.Timeline[D.Peak];
+    // One unit a device, from its peak: the host's few KiB and a GPU's GiB
+    // each read plainly.
+    const SizeUnit Size = SizeUnit::forSize(Peak.total());
+    OS << "  device " << D.Device << " \"" << deviceName(G, D.Device)
+       << "\": peak " << Size(Peak.total()) << " at "
+       << Fmt(Peak.TimeNs - R.OriginNs);
+    if (D.PeakIteration >= 0)
+      OS << " in \"" << R.Iterations[D.PeakIteration].Name << "\"";
+    int64_t Recorded = recordedPeak(*Info.RecordedMemory, D.Device);
+    if (Recorded > 0)
+      OS << " (recorded " << Size(Recorded) << ", "
+         << percent(100.0 * double(Peak.total() - Recorded) / double(Recorded),
+                    /*Signed=*/true)
+         << ")";
+    OS << ":";
+    const char *Sep = " ";
+    for (unsigned C = 0; C != NumMemoryCategories; ++C) {
+      OS << Sep << toString(MemoryCategory(C)) << " " << Size(Peak.Live[C]);
+      Sep = ", ";
+    }
+    OS << "\n";
+    if (D.BeforeTraceBytes > 0)
+      OS << "    before the trace: " << Size(D.BeforeTraceBytes)
+         << " (estimated from the allocator's total; not in the peak)\n";
+  }
+}
+
+llvm::json::Array memoryJson(const SimResult &R, const SimReportInfo &Info) {
+  llvm::json::Array Devices;
+  for (const DeviceMemory &D : Info.Memory->Devices) {
+    if (D.Timeline.empty())
+      continue;
+    const MemorySample &Peak = D.Timeline[D.Peak];
+    llvm::json::Object Breakdown;
+    for (unsigned C = 0; C != NumMemoryCategories; ++C)
+      Breakdown[toString(MemoryCategory(C))] = Peak.Live[C];
+    Devices.push_back(llvm::json::Object{
+        {"device", D.Device},
+        {"peak_bytes", Peak.total()},
+        {"at_ns", Peak.TimeNs - R.OriginNs},
+        {"iteration",
+         D.PeakIteration >= 0
+             ? llvm::json::Value(R.Iterations[D.PeakIteration].Name)
+             : llvm::json::Value(nullptr)},
+        {"breakdown", std::move(Breakdown)},
+        {"recorded_peak_bytes", recordedPeak(*Info.RecordedMemory, D.Device)},
+        {"before_trace_bytes", orNull(D.BeforeTraceBytes)}});
+  }
+  return Devices;
+}
+
 /// A job's graph (several ranks): its reports say which rank each
 /// iteration and lane belongs to.
 bool isJob(const Graph &G) { return G.metadata().Ranks.size() > 1; }
@@ -182,6 +268,7 @@ void dd::printSimReportText(const Graph &G, const SimResult &R,
   }
   if (Info.Headline)
     printHeadlineText(*Info.Headline, R.MakespanNs, Fmt, OS);
+  printMemoryText(G, R, Info, Fmt, OS);
 }
 
 void dd::printSimReportJson(const Graph &G, const SimResult &R,
@@ -252,6 +339,12 @@ void dd::printSimReportJson(const Graph &G, const SimResult &R,
         Steady.known() ? llvm::Optional<double>(Steady.speedup()) : llvm::None);
   if (Info.Headline)
     Root["headline"] = headlineJson(*Info.Headline, R.MakespanNs);
+  if (Info.Memory)
+    Root["memory"] = memoryJson(R, Info);
+  else {
+    Root["memory"] = llvm::json::Array();
+    Root["memory_note"] = NoMemoryNote;
+  }
   if (Sym) {
     llvm::json::Object S{{"ranks", int64_t(Sym->Ranks)},
                          {"groups", int64_t(Sym->Classes)},

@@ -13,7 +13,10 @@
 //                 "critical_path_share": {"gpu": X, "cpu": X,
 //                                         "communication": X, "gaps": X},
 //                 "gpu_compute_utilization": [{"device": N, "share": X}],
-//                 "communication_overlap": X|null}}
+//                 "communication_overlap": X|null},
+//    "memory": [{"device": N, "peak_bytes": N, "at_ns": N, "iteration": S|null,
+//                "breakdown": {CATEGORY: N, ...}, "recorded_peak_bytes": N,
+//                "before_trace_bytes": N|null}]}
 // where "predicted_ns" at the top is the whole trace's span (first task to
 // last), "error" is (predicted - measured) / measured, shares are fractions
 // of the predicted run, and "headline" is there unless -headline=false.
@@ -21,6 +24,10 @@
 // "pipelines" listed) says "baseline_ns" for "measured_ns" and "change_pct"
 // (a percentage) for "error", per iteration and in "steady_state", and adds
 // "speedup": the steady state's baseline / predicted (SteadyState.h).
+// "memory" is per device (-1 the host), the peak of the memory replayed in
+// simulated time (MemoryBreakdown.h) at "at_ns" from the run's start, with
+// TBD's breakdown at the peak; empty, with a "memory_note", for a graph
+// without memory events.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +51,7 @@ struct SimResult;
 struct SymmetryReduction;
 struct SimOptions;
 class UtilizationObserver;
+struct MemoryBreakdown;
 
 /// The figures people decide from (docs/passes/print-critical-path.md and
 /// print-utilization.md have the definitions and the full reports).
@@ -71,6 +79,9 @@ struct SimReportInfo {
   /// Set when identical ranks were left out of the simulation; the graph
   /// is then the reduced one and the report counts what was left out.
   const SymmetryReduction *Symmetry = nullptr;
+  /// The memory replayed in simulated time and as recorded; null when the
+  /// graph has no memory events (the report says so).
+  const MemoryBreakdown *Memory = nullptr, *RecordedMemory = nullptr;
 };
 
 /// Gives \p H, computed on a graph reduced by symmetry, the GPUs of the

@@ -35,6 +35,21 @@
 //   workspace         freed in the phase and iteration it was allocated in
 //   other             anything else
 //
+// Simulated memory (what-ifs). Given a simulation of the graph, each event
+// moves with the task that made it: the task on its lane containing it in
+// recorded time (it keeps its offset into the task, cut to the task's
+// simulated length), else, as for its phase, the next task for an
+// allocation (it happens at that task's simulated start) or the previous
+// one for a free (at its simulated end). An event on no lane, or on a lane
+// without live tasks, keeps its recorded time. Categories stay those of the
+// recording (a block's role does not change with its timing); the timeline,
+// its peak and the peak's iteration follow the simulated times.
+//
+// Memory before the trace. The allocator's running total after a device's
+// first event, less that event's bytes, is what was allocated before the
+// trace window (weights and optimizer state made before profiling): shown
+// apart, as an estimate, and in no category.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef DAYDREAM_ANALYSIS_MEMORYBREAKDOWN_H
@@ -49,6 +64,7 @@
 namespace dd {
 
 class Graph;
+struct SimResult;
 
 enum class MemoryCategory : uint8_t {
   Weights,
@@ -92,6 +108,8 @@ struct DeviceMemory {
   int64_t PeakIteration = -1;
   /// Largest running total the allocator reported, -1 if it reported none.
   int64_t AllocatorPeak = -1;
+  /// Allocated before the trace window (see above), -1 if unknown.
+  int64_t BeforeTraceBytes = -1;
 };
 
 struct MemoryBreakdown {
@@ -99,8 +117,11 @@ struct MemoryBreakdown {
   std::vector<DeviceMemory> Devices;
 };
 
-/// O(n log n) in memory events and tasks.
-MemoryBreakdown computeMemoryBreakdown(const Graph &G);
+/// O(n log n) in memory events and tasks. With \p Simulated (a simulation
+/// of \p G that kept its task times), the timeline follows the simulated
+/// times (above); without, the recorded ones.
+MemoryBreakdown computeMemoryBreakdown(const Graph &G,
+                                       const SimResult *Simulated = nullptr);
 
 } // namespace dd
 
