@@ -10,10 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "DeviceName.h"
-
 #include "daydream/Analysis/MemoryBreakdown.h"
 #include "daydream/Analysis/Simulation.h"
+#include "daydream/IR/DeviceName.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"

@@ -12,11 +12,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "DeviceName.h"
-
 #include "daydream/Analysis/Simulation.h"
 #include "daydream/Analysis/Utilization.h"
 #include "daydream/IR/CanonicalOrder.h"
+#include "daydream/IR/DeviceName.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Pass/DeclarePass.h"
 #include "daydream/Passes/BuiltinPasses.h"

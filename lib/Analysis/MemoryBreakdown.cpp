@@ -199,11 +199,6 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
                     : std::min(End, Start + (E.TimeNs - At.Span->Begin));
     }
   }
-  // The timeline's order: by the times followed, ties in recorded order.
-  std::vector<size_t> ByWhen = Order;
-  if (Simulated)
-    std::stable_sort(ByWhen.begin(), ByWhen.end(),
-                     [&](size_t A, size_t B) { return When[A] < When[B]; });
 
   // Devices in index order; each event's device entry.
   std::map<int32_t, DeviceMemory> Devices;
@@ -254,6 +249,18 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
     }
     AllocOf[I] = Alloc;
     FreeOf[Alloc] = I;
+  }
+
+  // The timeline's order: by the times followed, ties in recorded order. A
+  // block freed on another thread than it was made on could have its free
+  // simulated first; it dies no earlier than it is born.
+  std::vector<size_t> ByWhen = Order;
+  if (Simulated) {
+    for (size_t I : Order)
+      if (AllocOf[I] != NoEvent)
+        When[I] = std::max(When[I], When[AllocOf[I]]);
+    std::stable_sort(ByWhen.begin(), ByWhen.end(),
+                     [&](size_t A, size_t B) { return When[A] < When[B]; });
   }
 
   // Classify blocks (in recorded order: a free after its allocation), then

@@ -8,6 +8,7 @@
 #include "SimReport.h"
 #include "ToolSupport.h"
 #include "daydream/Analysis/MemoryBreakdown.h"
+#include "daydream/IR/DeviceName.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/Simulator.h"
 #include "daydream/Sim/SteadyState.h"
@@ -107,15 +108,6 @@ llvm::json::Object headlineJson(const SimHeadline &H, int64_t MakespanNs) {
 constexpr const char *NoMemoryNote =
     "the graph has no memory events (record with "
     "torch.profiler.profile(profile_memory=True) to have them)";
-
-llvm::StringRef deviceName(const Graph &G, int32_t Index) {
-  if (Index < 0)
-    return "host";
-  for (const Device &D : G.metadata().Devices)
-    if (D.Index == Index)
-      return D.Name;
-  return "";
-}
 
 /// The recorded peak of \p Device in \p Recorded, -1 if it has none.
 int64_t recordedPeak(const MemoryBreakdown &Recorded, int32_t Device) {

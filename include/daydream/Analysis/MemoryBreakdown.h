@@ -41,9 +41,11 @@
 // simulated length), else, as for its phase, the next task for an
 // allocation (it happens at that task's simulated start) or the previous
 // one for a free (at its simulated end). An event on no lane, or on a lane
-// without live tasks, keeps its recorded time. Categories stay those of the
-// recording (a block's role does not change with its timing); the timeline,
-// its peak and the peak's iteration follow the simulated times.
+// without live tasks, keeps its recorded time. A free is never simulated
+// before its allocation (a block made on one thread and freed on another).
+// Categories stay those of the recording (a block's role does not change with
+// its timing); the timeline, its peak and the peak's iteration follow the
+// simulated times.
 //
 // Memory before the trace. The allocator's running total after a device's
 // first event, less that event's bytes, is what was allocated before the

@@ -1,12 +1,12 @@
-//===- DeviceName.h - How printer passes name a device ----------*- C++ -*-===//
+//===- DeviceName.h - How reports name a device -----------------*- C++ -*-===//
 //
-// The printers label figures by device; the name comes from the graph's
-// metadata, which not every trace fills in.
+// The printers and dd-sim's report label figures by device; the name comes
+// from the graph's metadata, which not every trace fills in.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DAYDREAM_PASSES_DEVICENAME_H
-#define DAYDREAM_PASSES_DEVICENAME_H
+#ifndef DAYDREAM_IR_DEVICENAME_H
+#define DAYDREAM_IR_DEVICENAME_H
 
 #include "daydream/IR/Graph.h"
 
@@ -26,4 +26,4 @@ inline llvm::StringRef deviceName(const Graph &G, int32_t Index) {
 
 } // namespace dd
 
-#endif // DAYDREAM_PASSES_DEVICENAME_H
+#endif // DAYDREAM_IR_DEVICENAME_H
