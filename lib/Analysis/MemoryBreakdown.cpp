@@ -270,17 +270,34 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
     if (Events[I].Bytes > 0)
       CategoryOf[I] = classify(
           Place[I], FreeOf[I] == NoEvent ? nullptr : &Place[FreeOf[I]]);
-  // Before the trace: the allocator's total at the first event that
-  // reports one, less what the trace's own events had added by then.
-  std::map<int32_t, int64_t> NetSoFar;
+  // In recorded order: before the trace (the allocator's total at the first
+  // event that reports one, less what the trace's own events had added by
+  // then), and the recorded peak of live bytes, taken once all events of a
+  // time have happened, as the timeline's samples are.
+  struct RecordedRun {
+    int64_t Net = 0, Live = 0, Time = 0;
+    bool Seen = false;
+  };
+  std::map<int32_t, RecordedRun> Recorded;
   for (size_t I : Order) {
     const MemoryEvent &E = Events[I];
     DeviceMemory &D = Devices[E.Device];
-    int64_t &Net = NetSoFar[E.Device];
-    Net += E.Bytes;
+    RecordedRun &Run = Recorded[E.Device];
+    Run.Net += E.Bytes;
     if (D.BeforeTraceBytes < 0 && E.TotalAllocated >= 0)
-      D.BeforeTraceBytes = std::max<int64_t>(0, E.TotalAllocated - Net);
+      D.BeforeTraceBytes = std::max<int64_t>(0, E.TotalAllocated - Run.Net);
+    if (Run.Seen && Run.Time != E.TimeNs)
+      D.RecordedPeakBytes = std::max(D.RecordedPeakBytes, Run.Live);
+    Run.Seen = true;
+    Run.Time = E.TimeNs;
+    if (E.Bytes > 0)
+      Run.Live += E.Bytes;
+    else if (AllocOf[I] != NoEvent)
+      Run.Live -= Events[AllocOf[I]].Bytes;
   }
+  for (const auto &[Device, Run] : Recorded)
+    Devices[Device].RecordedPeakBytes =
+        std::max(Devices[Device].RecordedPeakBytes, Run.Live);
   for (size_t I : ByWhen) {
     const MemoryEvent &E = Events[I];
     DeviceMemory &D = Devices[E.Device];

@@ -13,8 +13,7 @@ FileKind dd::sniffFileKind(StringRef Name, StringRef Bytes) {
     return FileKind::Gzip;
   if (Bytes.startswith(StringRef("SQLite format 3\0", 16)))
     return FileKind::NsysSqlite;
-  // dd-trace's magic (Trace/RecordFile.h; the IR library does not link it).
-  if (Bytes.startswith("DDRECORD"))
+  if (Bytes.startswith(CuptiRecordsMagic))
     return FileKind::CuptiRecords;
   if (Name.endswith(".nsys-rep") || Name.endswith(".qdrep"))
     return FileKind::NsysReport;

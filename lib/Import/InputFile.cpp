@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Import/InputFile.h"
+#include "daydream/IR/FileKind.h"
 #include "daydream/Trace/RecordFile.h"
 
 #include "llvm/Support/Process.h"
@@ -192,15 +193,26 @@ Expected<InputFile> dd::import::loadInputFile(StringRef Path,
   return makeInputFile(Name, Buf->getBuffer(), MaxBytes);
 }
 
+/// FileKind.h spells dd-trace's magic again, for the IR library.
+static constexpr bool sameRecordMagic() {
+  for (size_t I = 0; I != sizeof(dd::trace::RecordFileMagic); ++I)
+    if (dd::CuptiRecordsMagic[I] != dd::trace::RecordFileMagic[I])
+      return false;
+  return sizeof(dd::CuptiRecordsMagic) ==
+         sizeof(dd::trace::RecordFileMagic) + 1;
+}
+static_assert(sameRecordMagic(), "FileKind.h's CuptiRecordsMagic differs");
+
 InputFormat dd::import::detectFormat(StringRef Bytes) {
-  if (Bytes.startswith(StringRef("SQLite format 3\0", 16)))
+  // The name plays no part: these formats are told by content.
+  switch (sniffFileKind(/*Name=*/"", Bytes)) {
+  case FileKind::NsysSqlite:
     return InputFormat::NsysSqlite;
-  if (Bytes.startswith(
-          StringRef(trace::RecordFileMagic, sizeof(trace::RecordFileMagic))))
+  case FileKind::CuptiRecords:
     return InputFormat::CuptiRecords;
-  Bytes.consume_front("\xEF\xBB\xBF");
-  Bytes = Bytes.ltrim(" \t\r\n");
-  if (Bytes.startswith("{") || Bytes.startswith("["))
+  case FileKind::Json:
     return InputFormat::KinetoJson;
-  return InputFormat::Unknown;
+  default:
+    return InputFormat::Unknown;
+  }
 }

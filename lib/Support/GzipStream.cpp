@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Support/GzipStream.h"
+#include "daydream/Support/OutputFile.h"
 
 #include <zlib.h>
 
@@ -71,5 +72,21 @@ llvm::Error GzipStream::finish() {
   if (Failed)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "gzip compression failed");
+  return llvm::Error::success();
+}
+
+llvm::Error
+dd::writeGzippedIfNamed(OutputFile &Out,
+                        llvm::function_ref<void(llvm::raw_ostream &)> Write) {
+  if (!Out.path().endswith(".gz")) {
+    Write(Out.os());
+    return llvm::Error::success();
+  }
+  GzipStream Gz(Out.os());
+  Write(Gz);
+  if (llvm::Error E = Gz.finish())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   Out.path() + ": " +
+                                       llvm::toString(std::move(E)));
   return llvm::Error::success();
 }

@@ -373,15 +373,6 @@ void dd::synth::writeKinetoTrace(const TraceModel &M, StringRef TraceName,
 
 llvm::Error dd::synth::writeKinetoFile(const TraceModel &M, OutputFile &Out,
                                        StringRef TraceName) {
-  if (!Out.path().endswith(".gz")) {
-    writeKinetoTrace(M, TraceName, Out.os());
-    return llvm::Error::success();
-  }
-  GzipStream Gz(Out.os());
-  writeKinetoTrace(M, TraceName, Gz);
-  if (llvm::Error E = Gz.finish())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s",
-                                   Out.path().str().c_str(),
-                                   llvm::toString(std::move(E)).c_str());
-  return llvm::Error::success();
+  return writeGzippedIfNamed(
+      Out, [&](llvm::raw_ostream &OS) { writeKinetoTrace(M, TraceName, OS); });
 }

@@ -11,6 +11,7 @@
 
 #include "ToolSupport.h"
 #include "daydream/IR/IRReader.h"
+#include "daydream/IR/StringTable.h"
 #include "daydream/IR/Verifier.h"
 #include "daydream/Pass/PassRegistry.h"
 #include "daydream/Passes/BuiltinPasses.h"
@@ -20,7 +21,6 @@
 #include "daydream/Tools/Drivers.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace dd;
@@ -237,11 +237,10 @@ int dd::ddOptMain(int Argc, char **Argv) {
     std::string Pipeline;
     llvm::raw_string_ostream PipelineOS(Pipeline);
     PM.printPipeline(PipelineOS);
-    G->metadata().Pipelines.push_back(PipelineRun{
-        PipelineOS.str(), toolVersion(Tool),
-        // A file's name need not be UTF-8; a graph's strings are.
-        llvm::json::isUTF8(InputName) ? InputName
-                                      : llvm::json::fixUTF8(InputName)});
+    G->metadata().Pipelines.push_back(
+        PipelineRun{PipelineOS.str(), toolVersion(Tool),
+                    // A file's name need not be UTF-8; a graph's strings are.
+                    repairedUtf8(InputName)});
   }
   // Never write what the readers would refuse (a pass's arithmetic that
   // went past the limits, a pass's bug): the check is linear, about a

@@ -360,21 +360,18 @@ int dd::ddSimMain(int Argc, char **Argv) {
                               "modelled network) are not in the trace");
   }
 
-  llvm::Optional<MemoryBreakdown> PredictedMemory, RecordedMemory;
+  llvm::Optional<MemoryBreakdown> PredictedMemory;
   if (Memory) {
     PredictedMemory = computeMemoryBreakdown(*G, &*R);
-    RecordedMemory = computeMemoryBreakdown(*G);
     Times.mark("memory");
   }
 
   std::string Report;
   llvm::raw_string_ostream OS(Report);
-  SimReportInfo Info{InputName,
-                     (*Policy)->name(),
+  SimReportInfo Info{InputName, (*Policy)->name(),
                      Headline ? &*Headline : nullptr,
                      Symmetry.used() ? &Symmetry : nullptr,
-                     PredictedMemory ? &*PredictedMemory : nullptr,
-                     RecordedMemory ? &*RecordedMemory : nullptr};
+                     PredictedMemory ? &*PredictedMemory : nullptr};
   if (Opt.Format == ReportFormat::Json)
     printSimReportJson(*G, *R, Info, OS);
   else if (Opt.Format == ReportFormat::Csv)

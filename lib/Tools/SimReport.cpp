@@ -109,14 +109,6 @@ constexpr const char *NoMemoryNote =
     "the graph has no memory events (record with "
     "torch.profiler.profile(profile_memory=True) to have them)";
 
-/// The recorded peak of \p Device in \p Recorded, -1 if it has none.
-int64_t recordedPeak(const MemoryBreakdown &Recorded, int32_t Device) {
-  for (const DeviceMemory &D : Recorded.Devices)
-    if (D.Device == Device && !D.Timeline.empty())
-      return D.Timeline[D.Peak].total();
-  return -1;
-}
-
 void printMemoryText(const Graph &G, const SimResult &R,
                      const SimReportInfo &Info, const TimeUnit &Fmt,
                      llvm::raw_ostream &OS) {
@@ -138,7 +130,7 @@ void printMemoryText(const Graph &G, const SimResult &R,
        << Fmt(Peak.TimeNs - R.OriginNs);
     if (D.PeakIteration >= 0)
       OS << " in \"" << R.Iterations[D.PeakIteration].Name << "\"";
-    int64_t Recorded = recordedPeak(*Info.RecordedMemory, D.Device);
+    int64_t Recorded = D.RecordedPeakBytes;
     if (Recorded > 0)
       OS << " (recorded " << Size(Recorded) << ", "
          << percent(100.0 * double(Peak.total() - Recorded) / double(Recorded),
@@ -175,7 +167,7 @@ llvm::json::Array memoryJson(const SimResult &R, const SimReportInfo &Info) {
              ? llvm::json::Value(R.Iterations[D.PeakIteration].Name)
              : llvm::json::Value(nullptr)},
         {"breakdown", std::move(Breakdown)},
-        {"recorded_peak_bytes", recordedPeak(*Info.RecordedMemory, D.Device)},
+        {"recorded_peak_bytes", D.RecordedPeakBytes},
         {"before_trace_bytes", orNull(D.BeforeTraceBytes)}});
   }
   return Devices;

@@ -79,9 +79,9 @@ struct SimReportInfo {
   /// Set when identical ranks were left out of the simulation; the graph
   /// is then the reduced one and the report counts what was left out.
   const SymmetryReduction *Symmetry = nullptr;
-  /// The memory replayed in simulated time and as recorded; null when the
-  /// graph has no memory events (the report says so).
-  const MemoryBreakdown *Memory = nullptr, *RecordedMemory = nullptr;
+  /// The memory replayed in simulated time (with the recorded peak); null
+  /// when the graph has no memory events (the report says so).
+  const MemoryBreakdown *Memory = nullptr;
 };
 
 /// Gives \p H, computed on a graph reduced by symmetry, the GPUs of the

@@ -91,16 +91,9 @@ llvm::Error dd::writeTextFile(llvm::StringRef Contents,
   auto Out = OutputFile::create(OutputPath);
   if (!Out)
     return Out.takeError();
-  if (!OutputPath.endswith(".gz")) {
-    (*Out)->os() << Contents;
-    return (*Out)->commit();
-  }
-  GzipStream Gz((*Out)->os());
-  Gz << Contents;
-  if (llvm::Error E = Gz.finish())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   OutputPath + ": " +
-                                       llvm::toString(std::move(E)));
+  if (llvm::Error E = writeGzippedIfNamed(
+          **Out, [&](llvm::raw_ostream &OS) { OS << Contents; }))
+    return E;
   return (*Out)->commit();
 }
 

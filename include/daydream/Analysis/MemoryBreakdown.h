@@ -112,6 +112,9 @@ struct DeviceMemory {
   int64_t AllocatorPeak = -1;
   /// Allocated before the trace window (see above), -1 if unknown.
   int64_t BeforeTraceBytes = -1;
+  /// The peak total over recorded times: the same as the timeline's peak
+  /// without a simulation; with one, the recording's beside the what-if's.
+  int64_t RecordedPeakBytes = -1;
 };
 
 struct MemoryBreakdown {

@@ -27,7 +27,12 @@ enum class FileKind {
   CuptiRecords, ///< dd-trace's .ddrec records
 };
 
-/// What \p Bytes (the start of the file is enough), named \p Name, is.
+/// The first bytes of dd-trace's .ddrec files (trace::RecordFileMagic, which
+/// the importer checks is the same: the IR library does not link Trace).
+inline constexpr char CuptiRecordsMagic[] = "DDRECORD";
+
+/// What \p Bytes (the start of the file is enough), named \p Name, is. The
+/// importer tells its formats by the same rules (import::detectFormat()).
 FileKind sniffFileKind(llvm::StringRef Name, llvm::StringRef Bytes);
 
 /// "is JSON (a PyTorch profiler trace?), not a .ddir graph: `dd-import

@@ -12,12 +12,15 @@
 #ifndef DAYDREAM_SUPPORT_GZIPSTREAM_H
 #define DAYDREAM_SUPPORT_GZIPSTREAM_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
 
 namespace dd {
+
+class OutputFile;
 
 class GzipStream : public llvm::raw_ostream {
 public:
@@ -38,6 +41,12 @@ private:
   uint64_t Pos = 0;
   bool Failed = false;
 };
+
+/// Runs \p Write on \p Out's stream, through a GzipStream when \p Out's
+/// name ends in ".gz"; an error names the file. The caller commits \p Out.
+llvm::Error
+writeGzippedIfNamed(OutputFile &Out,
+                    llvm::function_ref<void(llvm::raw_ostream &)> Write);
 
 } // namespace dd
 
