@@ -15,6 +15,7 @@
 #include "daydream/Sim/Simulator.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
 #include <map>
@@ -23,8 +24,6 @@
 using namespace dd;
 
 namespace {
-
-constexpr size_t NoEvent = ~size_t(0);
 
 /// Tasks of one lane in recorded time, for "which task was the thread
 /// running at time T".
@@ -57,7 +56,9 @@ public:
       return;
     for (TaskId T = 0; T != G.numTaskSlots(); ++T) {
       const Task &Tk = G.task(T);
-      if (Wanted[Tk.Lane] && G.isLive(T))
+      // A task a pass made has modelled times: no recorded event falls
+      // in it (a pass names the task of any event it makes).
+      if (Wanted[Tk.Lane] && G.isLive(T) && !(Tk.Flags & TF_Synthetic))
         ByLane[Tk.Lane].push_back(
             {Tk.StartNs, Tk.StartNs + Tk.DurationNs, Tk.Phase, T});
     }
@@ -153,70 +154,22 @@ int64_t predictedIterationAt(const SimResult &R, int64_t TimeNs) {
   return Best;
 }
 
-} // namespace
-
-llvm::StringRef dd::toString(MemoryCategory C) {
-  static const char *const Names[NumMemoryCategories] = {
-      "weights",     "weight-gradients", "optimizer-state",
-      "activations", "workspace",        "other"};
-  return Names[unsigned(C)];
-}
-
-int64_t MemorySample::total() const {
-  return std::accumulate(Live.begin(), Live.end(), int64_t(0));
-}
-
-MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
-                                           const SimResult *Simulated) {
-  llvm::ArrayRef<MemoryEvent> Events = G.memoryEvents();
-  // Graphs read from files are sorted already; passes may have added
-  // events out of order.
-  std::vector<size_t> Order(Events.size());
-  std::iota(Order.begin(), Order.end(), 0);
-  auto Earlier = [&](size_t A, size_t B) {
-    return Events[A].TimeNs < Events[B].TimeNs;
-  };
-  if (!std::is_sorted(Order.begin(), Order.end(), Earlier))
-    std::stable_sort(Order.begin(), Order.end(), Earlier);
-
-  PhaseLookup Phases(G, Events);
-  IterationLookup Iterations(G);
-  std::vector<EventPlace> Place(Events.size());
-  // When each event happens in the run followed: recorded, or moved with
-  // its task (the header's rules).
-  std::vector<int64_t> When(Events.size());
-  for (size_t I = 0; I != Events.size(); ++I) {
-    const MemoryEvent &E = Events[I];
-    LanePlace At = Phases.placeAt(E.Lane, E.TimeNs, /*PreferNext=*/E.Bytes > 0);
-    Place[I] = {At.Span ? At.Span->Ph : Phase::Other, Iterations.at(E.TimeNs)};
-    When[I] = E.TimeNs;
-    if (Simulated && At.Span) {
-      TaskId T = At.Span->Task;
-      int64_t Start = Simulated->Start[T], End = Simulated->End[T];
-      When[I] = At.Where == LanePlace::Before ? Start
-                : At.Where == LanePlace::After
-                    ? End
-                    : std::min(End, Start + (E.TimeNs - At.Span->Begin));
-    }
-  }
-
-  // Devices in index order; each event's device entry.
-  std::map<int32_t, DeviceMemory> Devices;
-  for (const MemoryEvent &E : Events)
-    Devices[E.Device].Device = E.Device;
-
-  // Pair frees with allocations. AllocOf[free] is its allocation's index.
-  std::vector<size_t> AllocOf(Events.size(), NoEvent);
-  std::vector<size_t> FreeOf(Events.size(), NoEvent);
+/// Pairs frees with allocations in recorded order (\p Order), leaving out
+/// events with any of \p Skip's flags: Partner[I] is an allocation's free
+/// and a free's allocation (NoMemoryEvent if none), PairedBy[I] says how a
+/// free was paired (0 not at all, 1 by address, 2 by size).
+void pairFrees(llvm::ArrayRef<MemoryEvent> Events, llvm::ArrayRef<size_t> Order,
+               uint8_t Skip, std::vector<size_t> &Partner,
+               std::vector<uint8_t> &PairedBy) {
+  Partner.assign(Events.size(), NoMemoryEvent);
+  PairedBy.assign(Events.size(), 0);
   llvm::DenseMap<std::pair<int32_t, uint64_t>, size_t> LiveByAddress;
   llvm::DenseMap<std::pair<int32_t, int64_t>, std::vector<size_t>> LiveBySize;
   for (size_t I : Order) {
     const MemoryEvent &E = Events[I];
-    DeviceMemory &D = Devices[E.Device];
-    if (E.TotalAllocated >= 0)
-      D.AllocatorPeak = std::max(D.AllocatorPeak, E.TotalAllocated);
+    if (E.Flags & Skip)
+      continue;
     if (E.Bytes > 0) {
-      ++D.Allocations;
       if (E.Address)
         LiveByAddress[{E.Device, E.Address}] = I;
       else
@@ -225,31 +178,153 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
     }
     if (E.Bytes == 0)
       continue;
-    ++D.Frees;
-    size_t Alloc = NoEvent;
+    size_t Alloc = NoMemoryEvent;
     if (E.Address) {
       auto It = LiveByAddress.find({E.Device, E.Address});
       if (It != LiveByAddress.end()) {
         Alloc = It->second;
         LiveByAddress.erase(It);
-        ++D.PairedByAddress;
+        PairedBy[I] = 1;
       }
     } else {
       auto It = LiveBySize.find({E.Device, -E.Bytes});
       if (It != LiveBySize.end() && !It->second.empty()) {
         Alloc = It->second.back();
         It->second.pop_back();
-        ++D.PairedBySize;
+        PairedBy[I] = 2;
       }
     }
-    if (Alloc == NoEvent) {
-      ++D.UnmatchedFrees;
-      D.UnmatchedFreeBytes += -E.Bytes;
+    if (Alloc == NoMemoryEvent)
+      continue;
+    Partner[I] = Alloc;
+    Partner[Alloc] = I;
+  }
+}
+
+} // namespace
+
+int64_t MemorySample::total() const {
+  return std::accumulate(Live.begin(), Live.end(), int64_t(0));
+}
+
+MemoryEventFacts dd::analyzeMemoryEvents(const Graph &G) {
+  llvm::ArrayRef<MemoryEvent> Events = G.memoryEvents();
+  MemoryEventFacts F;
+  // Graphs read from files are sorted already; passes may have added
+  // events out of order.
+  F.Order.resize(Events.size());
+  std::iota(F.Order.begin(), F.Order.end(), 0);
+  auto Earlier = [&](size_t A, size_t B) {
+    return Events[A].TimeNs < Events[B].TimeNs;
+  };
+  if (!std::is_sorted(F.Order.begin(), F.Order.end(), Earlier))
+    std::stable_sort(F.Order.begin(), F.Order.end(), Earlier);
+
+  PhaseLookup Phases(G, Events);
+  IterationLookup Iterations(G);
+  std::vector<EventPlace> Place(Events.size());
+  F.Owner.assign(Events.size(), NoId);
+  F.OwnerPlace.assign(Events.size(), EventOwnerPlace::None);
+  F.Iteration.assign(Events.size(), -1);
+  for (size_t I = 0; I != Events.size(); ++I) {
+    const MemoryEvent &E = Events[I];
+    F.Iteration[I] = Iterations.graphIndex(Iterations.at(E.TimeNs));
+    Place[I].Iteration = Iterations.at(E.TimeNs);
+    if (E.Task != NoId && E.Task < G.numTaskSlots() && G.isLive(E.Task)) {
+      // Named by a pass: at its offset into the task's recorded span, from
+      // the task's start to its end.
+      const Task &Tk = G.task(E.Task);
+      F.Owner[I] = E.Task;
+      F.OwnerPlace[I] = EventOwnerPlace::Inside;
+      F.OffsetNs.resize(Events.size(), 0);
+      F.OffsetNs[I] =
+          std::clamp<int64_t>(E.TimeNs - Tk.StartNs, 0, Tk.DurationNs);
+      Place[I].Ph = Tk.Phase;
       continue;
     }
-    AllocOf[I] = Alloc;
-    FreeOf[Alloc] = I;
+    LanePlace At = Phases.placeAt(E.Lane, E.TimeNs, /*PreferNext=*/E.Bytes > 0);
+    if (!At.Span)
+      continue;
+    Place[I].Ph = At.Span->Ph;
+    F.Owner[I] = At.Span->Task;
+    F.OwnerPlace[I] = At.Where == LanePlace::Before  ? EventOwnerPlace::Before
+                      : At.Where == LanePlace::After ? EventOwnerPlace::After
+                                                     : EventOwnerPlace::Inside;
+    F.OffsetNs.resize(Events.size(), 0);
+    F.OffsetNs[I] = E.TimeNs - At.Span->Begin;
   }
+
+  pairFrees(Events, F.Order, MEF_Replaced, F.Partner, F.PairedBy);
+
+  // Classify blocks: by a pass's word, else by the rules.
+  F.Category.assign(Events.size(), MemoryCategory::Other);
+  for (size_t I = 0; I != Events.size(); ++I) {
+    const MemoryEvent &E = Events[I];
+    if (E.Bytes <= 0)
+      continue;
+    F.Category[I] = E.Category != CategoryByRule
+                        ? MemoryCategory(E.Category)
+                        : classify(Place[I], F.Partner[I] == NoMemoryEvent
+                                                 ? nullptr
+                                                 : &Place[F.Partner[I]]);
+  }
+  for (size_t I = 0; I != Events.size(); ++I)
+    if (Events[I].Bytes < 0 && F.Partner[I] != NoMemoryEvent)
+      F.Category[I] = F.Category[F.Partner[I]];
+  return F;
+}
+
+MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
+                                           const SimResult *Simulated) {
+  llvm::ArrayRef<MemoryEvent> Events = G.memoryEvents();
+  MemoryEventFacts F = analyzeMemoryEvents(G);
+  const std::vector<size_t> &Order = F.Order;
+  IterationLookup Iterations(G);
+  // When each event happens in the run followed: recorded, or moved with
+  // its task (the header's rules).
+  std::vector<int64_t> When(Events.size());
+  for (size_t I = 0; I != Events.size(); ++I) {
+    When[I] = Events[I].TimeNs;
+    if (!Simulated || F.Owner[I] == NoId)
+      continue;
+    TaskId T = F.Owner[I];
+    int64_t Start = Simulated->Start[T], End = Simulated->End[T];
+    When[I] = F.OwnerPlace[I] == EventOwnerPlace::Before ? Start
+              : F.OwnerPlace[I] == EventOwnerPlace::After
+                  ? End
+                  : std::min(End, Start + F.OffsetNs[I]);
+  }
+
+  // Devices in index order; each event's device entry, with its counts.
+  std::map<int32_t, DeviceMemory> Devices;
+  for (size_t I = 0; I != Events.size(); ++I) {
+    const MemoryEvent &E = Events[I];
+    DeviceMemory &D = Devices[E.Device];
+    D.Device = E.Device;
+    if (E.TotalAllocated >= 0 && !(E.Flags & MEF_Modelled))
+      D.AllocatorPeak = std::max(D.AllocatorPeak, E.TotalAllocated);
+    if (E.Flags & MEF_Replaced)
+      continue;
+    if (E.Bytes > 0) {
+      ++D.Allocations;
+      continue;
+    }
+    if (E.Bytes == 0)
+      continue;
+    ++D.Frees;
+    if (F.PairedBy[I] == 1)
+      ++D.PairedByAddress;
+    else if (F.PairedBy[I] == 2)
+      ++D.PairedBySize;
+    else {
+      ++D.UnmatchedFrees;
+      D.UnmatchedFreeBytes += -E.Bytes;
+    }
+  }
+  // A free's allocation, NoMemoryEvent for allocations and unmatched frees.
+  auto AllocOf = [&](size_t I) {
+    return Events[I].Bytes < 0 ? F.Partner[I] : NoMemoryEvent;
+  };
 
   // The timeline's order: by the times followed, ties in recorded order. A
   // block freed on another thread than it was made on could have its free
@@ -257,23 +332,28 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
   std::vector<size_t> ByWhen = Order;
   if (Simulated) {
     for (size_t I : Order)
-      if (AllocOf[I] != NoEvent)
-        When[I] = std::max(When[I], When[AllocOf[I]]);
+      if (AllocOf(I) != NoMemoryEvent)
+        When[I] = std::max(When[I], When[AllocOf(I)]);
     std::stable_sort(ByWhen.begin(), ByWhen.end(),
                      [&](size_t A, size_t B) { return When[A] < When[B]; });
   }
 
-  // Classify blocks (in recorded order: a free after its allocation), then
-  // replay the events of each device over the times followed.
-  std::vector<MemoryCategory> CategoryOf(Events.size(), MemoryCategory::Other);
-  for (size_t I : Order)
-    if (Events[I].Bytes > 0)
-      CategoryOf[I] = classify(
-          Place[I], FreeOf[I] == NoEvent ? nullptr : &Place[FreeOf[I]]);
-  // In recorded order: before the trace (the allocator's total at the first
-  // event that reports one, less what the trace's own events had added by
-  // then), and the recorded peak of live bytes, taken once all events of a
-  // time have happened, as the timeline's samples are.
+  // Replay the events of each device over the times followed.
+  const std::vector<MemoryCategory> &CategoryOf = F.Category;
+  // In recorded order, over the recorded events only: before the trace
+  // (the allocator's total at the first event that reports one, less what
+  // the trace's own events had added by then), and the recorded peak of
+  // live bytes, taken once all events of a time have happened, as the
+  // timeline's samples are. Where a pass replaced events, the recording's
+  // blocks pair apart from the what-if's.
+  std::vector<size_t> RecordedPartner;
+  std::vector<uint8_t> RecordedPairedBy;
+  const bool PassMadeEvents =
+      llvm::any_of(Events, [](const MemoryEvent &E) { return E.Flags != 0; });
+  if (PassMadeEvents)
+    pairFrees(Events, Order, MEF_Modelled, RecordedPartner, RecordedPairedBy);
+  const std::vector<size_t> &RecordedPairs =
+      PassMadeEvents ? RecordedPartner : F.Partner;
   struct RecordedRun {
     int64_t Net = 0, Live = 0, Time = 0;
     bool Seen = false;
@@ -281,6 +361,8 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
   std::map<int32_t, RecordedRun> Recorded;
   for (size_t I : Order) {
     const MemoryEvent &E = Events[I];
+    if (E.Flags & MEF_Modelled)
+      continue;
     DeviceMemory &D = Devices[E.Device];
     RecordedRun &Run = Recorded[E.Device];
     Run.Net += E.Bytes;
@@ -292,14 +374,16 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
     Run.Time = E.TimeNs;
     if (E.Bytes > 0)
       Run.Live += E.Bytes;
-    else if (AllocOf[I] != NoEvent)
-      Run.Live -= Events[AllocOf[I]].Bytes;
+    else if (RecordedPairs[I] != NoMemoryEvent)
+      Run.Live -= Events[RecordedPairs[I]].Bytes;
   }
   for (const auto &[Device, Run] : Recorded)
     Devices[Device].RecordedPeakBytes =
         std::max(Devices[Device].RecordedPeakBytes, Run.Live);
   for (size_t I : ByWhen) {
     const MemoryEvent &E = Events[I];
+    if (E.Flags & MEF_Replaced)
+      continue;
     DeviceMemory &D = Devices[E.Device];
     if (D.Timeline.empty() || D.Timeline.back().TimeNs != When[I]) {
       MemorySample Next;
@@ -314,10 +398,10 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
       Live[unsigned(C)] += E.Bytes;
       D.AllocatedBytes[unsigned(C)] += E.Bytes;
       ++D.AllocationCount[unsigned(C)];
-    } else if (AllocOf[I] != NoEvent) {
+    } else if (AllocOf(I) != NoMemoryEvent) {
       // The allocation's size, so that a category never goes negative even
       // if a free reports another size for the same address.
-      size_t A = AllocOf[I];
+      size_t A = AllocOf(I);
       Live[unsigned(CategoryOf[A])] -= Events[A].Bytes;
     }
   }

@@ -342,6 +342,21 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable, bool Drop) {
       G.addMemoryEvent(MemoryEvent{E->time_ns(), E->bytes(),
                                    E->total_allocated(), E->total_reserved(),
                                    E->address(), E->lane(), E->device()});
+    // What passes said of the events, where any did; the tasks and
+    // categories are checked by the semantic verifier.
+    if (auto *Owners = In->memory_event_owners()) {
+      if (Owners->size() != Mem->size())
+        return fail("{0} memory event owners for {1} memory events",
+                    Owners->size(), Mem->size());
+      llvm::MutableArrayRef<MemoryEvent> Events = G.memoryEventsMut();
+      for (size_t I = 0; I != Events.size(); ++I) {
+        Events[I].Task = Owners->Get(I)->task();
+        Events[I].Category = Owners->Get(I)->category();
+        Events[I].Flags = Owners->Get(I)->flags();
+      }
+    }
+  } else if (In->memory_event_owners()) {
+    return fail("memory event owners without memory events");
   }
   return std::move(G);
 }

@@ -246,9 +246,19 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
 
   std::vector<fb::MemoryEvent> Mem;
   Mem.reserve(G.memoryEvents().size());
-  for (const MemoryEvent &E : canonicalMemoryEvents(G))
+  std::vector<fb::MemoryEventOwner> Owners;
+  for (const MemoryEvent &E : canonicalMemoryEvents(G, C)) {
     Mem.emplace_back(E.TimeNs, E.Bytes, E.TotalAllocated, E.TotalReserved,
                      E.Address, E.Lane, E.Device);
+    Owners.emplace_back(E.Task, E.Category, E.Flags);
+  }
+  // Recorded events only (the common case): the field stays absent, and
+  // the file is as it was before passes could own events.
+  if (llvm::all_of(Owners, [](const fb::MemoryEventOwner &O) {
+        return O.task() == NoId && O.category() == CategoryByRule &&
+               O.flags() == 0;
+      }))
+    Owners.clear();
 
   // The tail's layout first: the head refers to it.
   TailLayout Tail;
@@ -268,7 +278,13 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
   auto ItsV = B.CreateVectorOfStructs(Its);
   auto AttrsV = B.CreateVectorOfStructs(Attrs);
   auto NotesV = B.CreateVectorOfStructs(Notes);
+  flatbuffers::Offset<flatbuffers::Vector<const fb::MemoryEventOwner *>>
+      OwnersV;
+  if (!Owners.empty())
+    OwnersV = B.CreateVectorOfStructs(Owners);
   flatbuffers::uoffset_t Table = B.StartTable();
+  if (!Owners.empty())
+    B.AddOffset(fb::Graph::VT_MEMORY_EVENT_OWNERS, OwnersV);
   B.addTailOffset(fb::Graph::VT_EDGES, EdgesAt);
   B.addTailOffset(fb::Graph::VT_MEMORY_EVENTS, MemAt);
   B.AddOffset(fb::Graph::VT_TASK_NOTES, NotesV);

@@ -258,9 +258,13 @@ std::vector<Edge> dd::canonicalEdges(const Graph &G, const CanonicalOrder &C) {
   return Out;
 }
 
-std::vector<MemoryEvent> dd::canonicalMemoryEvents(const Graph &G) {
+std::vector<MemoryEvent> dd::canonicalMemoryEvents(const Graph &G,
+                                                   const CanonicalOrder &C) {
   std::vector<MemoryEvent> Out(G.memoryEvents().begin(),
                                G.memoryEvents().end());
+  for (MemoryEvent &E : Out)
+    if (E.Task != NoId)
+      E.Task = E.Task < C.NewId.size() ? C.NewId[E.Task] : NoId;
   auto Earlier = [](const MemoryEvent &A, const MemoryEvent &B) {
     return A.TimeNs < B.TimeNs;
   };

@@ -227,6 +227,9 @@ void Graph::permuteTasks(llvm::ArrayRef<TaskId> NewId) {
   for (TaskNote &N : Notes)
     if (N.Task < NewId.size())
       N.Task = NewId[N.Task];
+  for (MemoryEvent &E : MemoryEvents)
+    if (E.Task < NewId.size())
+      E.Task = NewId[E.Task];
   // Each lane keeps its order, so its list is its tasks in id order: only
   // the ends are kept, and the links wait until asked for.
   std::fill(LaneHead.begin(), LaneHead.end(), NoId);

@@ -258,9 +258,12 @@ llvm::Error dd::expandRankCopies(Graph &G) {
     if (Ev.Lane == NoId || Ev.Lane >= RepOfLane.size() || !RepOfLane[Ev.Lane])
       continue;
     Rep &R = *RepOfLane[Ev.Lane];
-    for (const RankLayout *C : R.Copies) {
+    for (size_t Copy = 0; Copy != R.Copies.size(); ++Copy) {
+      const RankLayout *C = R.Copies[Copy];
       MemoryEvent NE = Ev;
       NE.Lane = C->Lanes[LaneIndex[Ev.Lane]];
+      if (Ev.Task < Pos.size())
+        NE.Task = InCopy(R, Copy, Ev.Task);
       // The copy's own GPU: the device of its lane where the
       // representative's lane of that device is.
       for (size_t K = 0; K != C->Lanes.size(); ++K)

@@ -32,12 +32,15 @@ struct TaskRef {
   unsigned Line, Col;
 };
 
-/// An edge or note that could not be added where it appeared.
+/// An edge, a note or a memory event's task, resolved once every task
+/// label is known.
 struct Deferred {
-  TaskRef Src, Dst; // Dst is unused for notes
+  TaskRef Src, Dst; // Dst is unused for notes and memory events
   bool IsNote;
   EdgeKind Kind;
   StrId Key, Value;
+  /// The memory event whose task Src is, or NoId.
+  uint32_t MemoryEvent = NoId;
 };
 
 constexpr StringRef DeviceKeys[] = {"sms",  "memory", "fp32",
@@ -53,8 +56,9 @@ constexpr StringRef TaskKeys[] = {"start", "dur",   "gap",   "layer", "phase",
                                   "block", "smem",  "regs",  "copy",  "dtype"};
 /// The TaskKeys from "bytes" on fill a TaskAttrs.
 constexpr unsigned FirstTaskAttrKey = 7;
-constexpr StringRef MemoryKeys[] = {"time", "bytes", "total", "reserved",
-                                    "addr", "lane",  "device"};
+constexpr StringRef MemoryKeys[] = {"time",     "bytes", "total",  "reserved",
+                                    "addr",     "lane",  "device", "task",
+                                    "category", "flags"};
 
 class Parser {
 public:
@@ -414,6 +418,7 @@ Error Parser::parseMemory() {
   Token Keyword = tok();
   R.advance();
   MemoryEvent M;
+  TaskRef Owner{};
   KeySet Seen;
   if (Error E = R.readKeyValues(MemoryKeys, Seen, [&](unsigned Key) -> Error {
         switch (Key) {
@@ -429,8 +434,19 @@ Error Parser::parseMemory() {
           return R.readInt(M.Address);
         case 5:
           return readUse(LaneLabels, TokKind::LaneLabel, "lane", M.Lane);
-        default:
+        case 6:
           return R.readInt(M.Device);
+        case 7:
+          return readTaskRef(Owner);
+        case 9:
+          return R.readInt(M.Flags);
+        default: {
+          MemoryCategory C;
+          if (Error E = R.readEnum(C, parseMemoryCategory, "a memory category"))
+            return E;
+          M.Category = uint8_t(C);
+          return Error::success();
+        }
         }
       }))
     return E;
@@ -438,6 +454,12 @@ Error Parser::parseMemory() {
     if (!(Seen & (KeySet(1) << Required)))
       return R.error(Keyword,
                      "missing attribute '" + MemoryKeys[Required] + "'");
+  if (!Owner.Spelling.empty()) {
+    Deferred D{};
+    D.Src = Owner;
+    D.MemoryEvent = uint32_t(G.memoryEvents().size());
+    Pending.push_back(D);
+  }
   G.addMemoryEvent(M);
   return Error::success();
 }
@@ -445,12 +467,14 @@ Error Parser::parseMemory() {
 Error Parser::resolveDeferred() {
   for (const Deferred &D : Pending) {
     TaskId Src = lookupTask(D.Src);
-    TaskId Dst = D.IsNote ? Src : lookupTask(D.Dst);
+    TaskId Dst = D.IsNote || D.MemoryEvent != NoId ? Src : lookupTask(D.Dst);
     const TaskRef &Bad = Src == NoId ? D.Src : D.Dst;
     if (Src == NoId || Dst == NoId)
       return R.error(Bad.Line, Bad.Col,
                      "undefined task label " + quoteForMessage(Bad.Spelling));
-    if (D.IsNote)
+    if (D.MemoryEvent != NoId)
+      G.setMemoryEventTask(D.MemoryEvent, Src);
+    else if (D.IsNote)
       G.addNote(TaskNote{Src, D.Key, D.Value});
     else
       G.addEdge(Src, Dst, D.Kind);

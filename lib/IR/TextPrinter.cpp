@@ -236,7 +236,7 @@ void Printer::printNotes(llvm::ArrayRef<TaskNote> Notes) {
 }
 
 void Printer::printMemoryEvents() {
-  for (const MemoryEvent &M : canonicalMemoryEvents(G)) {
+  for (const MemoryEvent &M : canonicalMemoryEvents(G, C)) {
     OS << "memory time=" << M.TimeNs << " bytes=" << M.Bytes;
     if (M.TotalAllocated != -1)
       OS << " total=" << M.TotalAllocated;
@@ -248,6 +248,12 @@ void Printer::printMemoryEvents() {
       OS << " lane=@" << M.Lane;
     if (M.Device != -1)
       OS << " device=" << M.Device;
+    if (M.Task != NoId)
+      OS << " task=%" << M.Task;
+    if (M.Category != CategoryByRule)
+      OS << " category=" << toString(MemoryCategory(M.Category));
+    if (M.Flags)
+      OS << " flags=" << unsigned(M.Flags);
     OS << '\n';
   }
 }

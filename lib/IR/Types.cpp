@@ -25,6 +25,9 @@ constexpr const char *DTypeNames[] = {"unknown", "fp64", "fp32", "tf32",
                                       "fp16",    "bf16", "fp8",  "int8"};
 constexpr const char *EdgeKindNames[] = {
     "program", "stream", "launch", "sync", "cross-stream", "data", "comm"};
+constexpr const char *MemoryCategoryNames[] = {
+    "weights",     "weight-gradients", "optimizer-state",
+    "activations", "workspace",        "other"};
 
 static_assert(sizeof(LaneKindNames) / sizeof(char *) == NumLaneKinds, "");
 static_assert(sizeof(LaneOrderNames) / sizeof(char *) == NumLaneOrders, "");
@@ -32,6 +35,9 @@ static_assert(sizeof(TaskKindNames) / sizeof(char *) == NumTaskKinds, "");
 static_assert(sizeof(PhaseNames) / sizeof(char *) == NumPhases, "");
 static_assert(sizeof(DTypeNames) / sizeof(char *) == NumDTypes, "");
 static_assert(sizeof(EdgeKindNames) / sizeof(char *) == NumEdgeKinds, "");
+static_assert(sizeof(MemoryCategoryNames) / sizeof(char *) ==
+                  NumMemoryCategories,
+              "");
 
 template <typename EnumT, size_t N>
 llvm::Optional<EnumT> lookup(const char *const (&Names)[N], StringRef S) {
@@ -54,6 +60,9 @@ StringRef dd::toString(TaskKind K) { return spell(TaskKindNames, unsigned(K)); }
 StringRef dd::toString(Phase P) { return spell(PhaseNames, unsigned(P)); }
 StringRef dd::toString(DType D) { return spell(DTypeNames, unsigned(D)); }
 StringRef dd::toString(EdgeKind K) { return spell(EdgeKindNames, unsigned(K)); }
+StringRef dd::toString(MemoryCategory C) {
+  return spell(MemoryCategoryNames, unsigned(C));
+}
 
 llvm::Optional<LaneKind> dd::parseLaneKind(StringRef S) {
   return lookup<LaneKind>(LaneKindNames, S);
@@ -72,6 +81,9 @@ llvm::Optional<DType> dd::parseDType(StringRef S) {
 }
 llvm::Optional<EdgeKind> dd::parseEdgeKind(StringRef S) {
   return lookup<EdgeKind>(EdgeKindNames, S);
+}
+llvm::Optional<MemoryCategory> dd::parseMemoryCategory(StringRef S) {
+  return lookup<MemoryCategory>(MemoryCategoryNames, S);
 }
 
 bool dd::isGpuWork(TaskKind K) {
@@ -92,5 +104,6 @@ bool MemoryEvent::operator==(const MemoryEvent &O) const {
   return TimeNs == O.TimeNs && Bytes == O.Bytes &&
          TotalAllocated == O.TotalAllocated &&
          TotalReserved == O.TotalReserved && Address == O.Address &&
-         Lane == O.Lane && Device == O.Device;
+         Lane == O.Lane && Device == O.Device && Task == O.Task &&
+         Category == O.Category && Flags == O.Flags;
 }

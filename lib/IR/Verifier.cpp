@@ -317,6 +317,19 @@ Error checkMemoryEvents(const Graph &G) {
       return fail("memory event {0}: time {1} ns is past the limit of "
                   "+-2^61 ns",
                   It.index(), E.TimeNs);
+    if (E.Task != NoId && E.Task >= G.numTaskSlots())
+      return fail("memory event {0} at {1}: task %{2} out of range ({3} "
+                  "tasks)",
+                  It.index(), E.TimeNs, E.Task, G.numTaskSlots());
+    if (E.Category != CategoryByRule && E.Category >= NumMemoryCategories)
+      return fail("memory event {0} at {1}: unknown memory category {2}",
+                  It.index(), E.TimeNs, unsigned(E.Category));
+    if (E.Flags & ~KnownMemoryEventFlags)
+      return fail("memory event {0} at {1}: unknown flags {2:x}", It.index(),
+                  E.TimeNs, unsigned(E.Flags));
+    if ((E.Flags & MEF_Modelled) && (E.Flags & MEF_Replaced))
+      return fail("memory event {0} at {1}: both modelled and replaced",
+                  It.index(), E.TimeNs);
     if (E.TotalAllocated < -1 || E.TotalReserved < -1)
       return fail("memory event {0} at {1}: negative running total "
                   "(allocated {2}, reserved {3})",

@@ -22,7 +22,11 @@
 // the next task on the lane (memory is allocated for the op about to run)
 // and a free that of the previous one (a block dies after its last use),
 // falling back to the other side at the ends of the lane. An event without a
-// lane, or on a lane without tasks, is in phase Other.
+// lane, or on a lane without tasks, is in phase Other. Only recorded tasks
+// count here: a task a pass made (TF_Synthetic) has modelled times, and an
+// event a pass makes or moves names its task instead (MemoryEvent::Task),
+// taking that task's phase; a pass may also name its block's category
+// (MemoryEvent::Category on the allocation), which then overrides the rules.
 //
 // Categories, first rule that matches:
 //   weights           never freed, allocated before the first iteration or
@@ -40,12 +44,15 @@
 // recorded time (it keeps its offset into the task, cut to the task's
 // simulated length), else, as for its phase, the next task for an
 // allocation (it happens at that task's simulated start) or the previous
-// one for a free (at its simulated end). An event on no lane, or on a lane
-// without live tasks, keeps its recorded time. A free is never simulated
-// before its allocation (a block made on one thread and freed on another).
-// Categories stay those of the recording (a block's role does not change with
-// its timing); the timeline, its peak and the peak's iteration follow the
-// simulated times.
+// one for a free (at its simulated end). An event naming its task keeps its
+// offset into that task's recorded span, cut to between the task's
+// simulated start and end (an event a pass made for a task it made, whose
+// recorded times are modelled, is at one of the ends). An event on
+// no lane, or on a lane without live tasks, keeps its recorded time. A free is
+// never simulated before its allocation (a block made on one thread and freed
+// on another). Categories stay those of the recording (a block's role does not
+// change with its timing); the timeline, its peak and the peak's iteration
+// follow the simulated times.
 //
 // Memory before the trace. The allocator's running total after a device's
 // first event, less that event's bytes, is what was allocated before the
@@ -57,6 +64,8 @@
 #ifndef DAYDREAM_ANALYSIS_MEMORYBREAKDOWN_H
 #define DAYDREAM_ANALYSIS_MEMORYBREAKDOWN_H
 
+#include "daydream/IR/Types.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <array>
@@ -67,20 +76,6 @@ namespace dd {
 
 class Graph;
 struct SimResult;
-
-enum class MemoryCategory : uint8_t {
-  Weights,
-  WeightGradients,
-  OptimizerState,
-  Activations,
-  Workspace,
-  Other,
-};
-constexpr unsigned NumMemoryCategories = 6;
-
-/// "weights", "weight-gradients", "optimizer-state", "activations",
-/// "workspace", "other".
-llvm::StringRef toString(MemoryCategory C);
 
 using CategoryBytes = std::array<int64_t, NumMemoryCategories>;
 
@@ -121,6 +116,39 @@ struct MemoryBreakdown {
   /// Devices with memory events, by index (host, -1, first).
   std::vector<DeviceMemory> Devices;
 };
+
+/// No memory event: a block without a partner.
+constexpr size_t NoMemoryEvent = ~size_t(0);
+
+/// Where an event sits against the task it moves with.
+enum class EventOwnerPlace : uint8_t { None, Inside, Before, After };
+
+/// What the breakdown's rules say of each memory event of a graph (indexed
+/// like Graph::memoryEvents()): for passes that move or copy blocks, and
+/// the breakdown itself.
+struct MemoryEventFacts {
+  /// The events' indices in recorded time order (stable).
+  std::vector<size_t> Order;
+  /// The task each event moves with (a pass's, or the recorded rule's), and
+  /// where: inside it at OffsetNs, just before it or just after it. NoId
+  /// for an event on no lane or a lane without recorded tasks.
+  std::vector<TaskId> Owner;
+  std::vector<EventOwnerPlace> OwnerPlace;
+  /// Offsets into the owner of Inside events (empty if there are none).
+  std::vector<int64_t> OffsetNs;
+  /// The Graph::iterations() index of the recorded time, -1 before any.
+  std::vector<int64_t> Iteration;
+  /// An allocation's free and a free's allocation, or NoMemoryEvent.
+  std::vector<size_t> Partner;
+  /// How a free was paired: 0 not at all, 1 by address, 2 by size.
+  std::vector<uint8_t> PairedBy;
+  /// The block's category (frees take their allocation's; an unmatched
+  /// free is Other).
+  std::vector<MemoryCategory> Category;
+};
+
+/// O(n log n) in memory events and tasks.
+MemoryEventFacts analyzeMemoryEvents(const Graph &G);
 
 /// O(n log n) in memory events and tasks. With \p Simulated (a simulation
 /// of \p G that kept its task times), the timeline follows the simulated

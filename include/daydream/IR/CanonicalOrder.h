@@ -51,7 +51,10 @@ std::vector<Edge> canonicalEdges(const Graph &G, const CanonicalOrder &C);
 /// Returns the memory events of \p G stably sorted by time: the order both
 /// forms write them in, so that it does not depend on the order importers or
 /// passes added them in, yet events at one time keep their relative order.
-std::vector<MemoryEvent> canonicalMemoryEvents(const Graph &G);
+/// The task an event names is renumbered through \p C (NoId if it died:
+/// the event then moves by the recorded rule).
+std::vector<MemoryEvent> canonicalMemoryEvents(const Graph &G,
+                                               const CanonicalOrder &C);
 
 } // namespace dd
 

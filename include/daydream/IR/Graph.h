@@ -120,6 +120,12 @@ public:
   /// in CanonicalOrder.h); a graph read from a file is already sorted.
   llvm::ArrayRef<MemoryEvent> memoryEvents() const { return MemoryEvents; }
   void addMemoryEvent(const MemoryEvent &E) { MemoryEvents.push_back(E); }
+  /// The same events, for passes that move a block's free or change what
+  /// an event belongs to.
+  llvm::MutableArrayRef<MemoryEvent> memoryEventsMut() { return MemoryEvents; }
+  void setMemoryEventTask(size_t Event, TaskId T) {
+    MemoryEvents[Event].Task = T;
+  }
   void reserveMemoryEvents(size_t N) { MemoryEvents.reserve(N); }
 
   //===--- Tasks ---------------------------------------------------------===//

@@ -170,6 +170,31 @@ struct Iteration {
   int32_t Rank = -1;
 };
 
+/// What a block of memory holds: TBD's breakdown (Zhu et al., IISWC 2018),
+/// see Analysis/MemoryBreakdown.h for how a recorded block is classified.
+enum class MemoryCategory : uint8_t {
+  Weights,
+  WeightGradients,
+  OptimizerState,
+  Activations,
+  Workspace,
+  Other,
+};
+constexpr unsigned NumMemoryCategories = 6;
+/// MemoryEvent::Category of an event classified by the breakdown's rules.
+constexpr uint8_t CategoryByRule = 0xff;
+
+/// Bits of MemoryEvent::Flags. A pass never changes a recorded event's
+/// bytes or time: it adds modelled events and retires recorded ones, so
+/// that the recording's own memory can still be told beside the what-if's.
+enum MemoryEventFlags : uint8_t {
+  /// Made by a pass: part of the what-if, not of the recording.
+  MEF_Modelled = 1u << 0,
+  /// Recorded, but not part of the what-if (a pass replaced it).
+  MEF_Replaced = 1u << 1,
+};
+constexpr uint8_t KnownMemoryEventFlags = MEF_Modelled | MEF_Replaced;
+
 /// An allocation (Bytes > 0) or free (Bytes < 0) at TimeNs, with the
 /// allocator's running totals after it. Kept beside the tasks rather than as
 /// tasks: it takes no time and orders nothing, so it has no place in the
@@ -185,6 +210,15 @@ struct MemoryEvent {
   LaneId Lane = NoId;
   /// -1 for host memory.
   int32_t Device = -1;
+  /// The task the event moves with, or NoId for a recorded event, which
+  /// moves with the task around it on its lane in recorded time (the rule
+  /// in MemoryBreakdown.h). Passes that make or move events name the task.
+  TaskId Task = NoId;
+  /// A MemoryCategory for a block a pass made or changed (its allocation
+  /// names it), or CategoryByRule for the breakdown's rules.
+  uint8_t Category = CategoryByRule;
+  /// MemoryEventFlags.
+  uint8_t Flags = 0;
 
   bool operator==(const MemoryEvent &O) const;
   bool operator!=(const MemoryEvent &O) const { return !(*this == O); }
@@ -243,6 +277,9 @@ llvm::StringRef toString(TaskKind K);
 llvm::StringRef toString(Phase P);
 llvm::StringRef toString(DType D);
 llvm::StringRef toString(EdgeKind K);
+/// "weights", "weight-gradients", "optimizer-state", "activations",
+/// "workspace", "other".
+llvm::StringRef toString(MemoryCategory C);
 
 llvm::Optional<LaneKind> parseLaneKind(llvm::StringRef S);
 llvm::Optional<LaneOrder> parseLaneOrder(llvm::StringRef S);
@@ -250,6 +287,7 @@ llvm::Optional<TaskKind> parseTaskKind(llvm::StringRef S);
 llvm::Optional<Phase> parsePhase(llvm::StringRef S);
 llvm::Optional<DType> parseDType(llvm::StringRef S);
 llvm::Optional<EdgeKind> parseEdgeKind(llvm::StringRef S);
+llvm::Optional<MemoryCategory> parseMemoryCategory(llvm::StringRef S);
 
 /// True for tasks that run on a GPU (kernels, copies, sets, collectives).
 bool isGpuWork(TaskKind K);

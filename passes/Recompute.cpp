@@ -1,0 +1,306 @@
+//===- Recompute.cpp - Run a forward segment again in backward ------------===//
+//
+// Linear in the graph for the indexes (who launched what, each step's GPU
+// work in time order, the memory events of each task), then per segment
+// logarithmic to place it and linear in its tasks and events to copy them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Recompute.h"
+
+#include "daydream/Analysis/MemoryBreakdown.h"
+#include "daydream/IR/Graph.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <algorithm>
+
+using namespace dd;
+using namespace dd::recompute;
+
+namespace {
+
+bool isComputeWork(TaskKind K) {
+  return isGpuWork(K) && K != TaskKind::Collective;
+}
+
+int64_t endOf(const Graph &G, TaskId T) {
+  return G.task(T).StartNs + G.task(T).DurationNs;
+}
+
+} // namespace
+
+MemoryIndex::MemoryIndex(const Graph &G, const MemoryEventFacts &Facts)
+    : Facts(Facts), Begin(G.numTaskSlots() + 1, 0) {
+  for (TaskId T : Facts.Owner)
+    if (T != NoId)
+      ++Begin[T + 1];
+  for (size_t T = 0; T != G.numTaskSlots(); ++T)
+    Begin[T + 1] += Begin[T];
+  Events.resize(Begin.back());
+  std::vector<uint32_t> Fill(Begin.begin(), Begin.end() - 1);
+  for (size_t I : Facts.Order)
+    if (Facts.Owner[I] != NoId)
+      Events[Fill[Facts.Owner[I]]++] = I;
+  for (const MemoryEvent &E : G.memoryEvents())
+    LastAddress = std::max(LastAddress, E.Address);
+}
+
+llvm::ArrayRef<size_t> MemoryIndex::ownedBy(TaskId T) const {
+  return llvm::ArrayRef<size_t>(Events).slice(Begin[T],
+                                              Begin[T + 1] - Begin[T]);
+}
+
+StepWork::StepWork(const Graph &G) : G(G), LaunchedBy(G.numTaskSlots(), NoId) {
+  std::vector<uint32_t> Count(G.numTaskSlots() + 1, 0);
+  for (const Edge &E : G.edgeSlots())
+    if (E.Kind == EdgeKind::Launch && G.isLive(E)) {
+      LaunchedBy[E.Dst] = E.Src;
+      ++Count[E.Src + 1];
+    }
+  LaunchBegin.assign(G.numTaskSlots() + 1, 0);
+  for (size_t T = 0; T != G.numTaskSlots(); ++T)
+    LaunchBegin[T + 1] = LaunchBegin[T] + Count[T + 1];
+  LaunchList.resize(LaunchBegin.back());
+  std::vector<uint32_t> Fill(LaunchBegin.begin(), LaunchBegin.end() - 1);
+  for (TaskId T = 0; T != G.numTaskSlots(); ++T)
+    if (LaunchedBy[T] != NoId)
+      LaunchList[Fill[LaunchedBy[T]]++] = T;
+
+  for (size_t I = 0; I != G.iterations().size(); ++I)
+    IterationStarts.push_back({G.iterations()[I].StartNs, int32_t(I)});
+  std::sort(IterationStarts.begin(), IterationStarts.end());
+
+  for (TaskId T : G.liveTasks()) {
+    const Task &Tk = G.task(T);
+    if (!isComputeWork(Tk.Kind) ||
+        (Tk.Phase != Phase::Forward && Tk.Phase != Phase::Backward))
+      continue;
+    auto &Steps = Tk.Phase == Phase::Forward ? Forward : Backward;
+    Steps[stepOf(T)].Tasks.push_back(T);
+  }
+  for (auto *Steps : {&Forward, &Backward})
+    for (auto &Entry : *Steps) {
+      Timeline &L = Entry.second;
+      std::stable_sort(L.Tasks.begin(), L.Tasks.end(), [&](TaskId A, TaskId B) {
+        return G.task(A).StartNs < G.task(B).StartNs;
+      });
+      L.Before.assign(1, 0);
+      for (TaskId T : L.Tasks)
+        L.Before.push_back(L.Before.back() + G.task(T).DurationNs);
+    }
+}
+
+StepKey StepWork::stepOf(TaskId T) const {
+  TaskId At = LaunchedBy[T] != NoId ? LaunchedBy[T] : T;
+  int32_t Rank = G.lane(G.task(T).Lane).Rank;
+  int64_t Time = G.task(At).StartNs;
+  // The last iteration of this rank (or of the whole job) starting at or
+  // before the time: ranks' iterations interleave, so look back past
+  // other ranks' ones.
+  auto It = std::upper_bound(IterationStarts.begin(), IterationStarts.end(),
+                             std::make_pair(Time, INT32_MAX));
+  while (It != IterationStarts.begin()) {
+    --It;
+    int32_t R = G.iterations()[It->second].Rank;
+    if (R == -1 || R == Rank)
+      return {Rank, It->second};
+  }
+  return {Rank, -1};
+}
+
+llvm::ArrayRef<TaskId> StepWork::launched(TaskId T) const {
+  return llvm::ArrayRef<TaskId>(LaunchList)
+      .slice(LaunchBegin[T], LaunchBegin[T + 1] - LaunchBegin[T]);
+}
+
+const StepWork::Timeline *StepWork::forward(StepKey K) const {
+  auto It = Forward.find(K);
+  return It == Forward.end() ? nullptr : &It->second;
+}
+
+const StepWork::Timeline *StepWork::backward(StepKey K) const {
+  auto It = Backward.find(K);
+  return It == Backward.end() ? nullptr : &It->second;
+}
+
+std::vector<Segment> dd::recompute::findForwardSegments(
+    const Graph &G, llvm::ArrayRef<LayerId> Match, const StepWork &Work) {
+  std::vector<Segment> Out;
+  for (LaneId L = 0; L != G.numLanes(); ++L) {
+    if (G.lane(L).Kind != LaneKind::CpuThread)
+      continue;
+    LayerId Open = NoId;
+    for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
+      const Task &Tk = G.task(T);
+      LayerId M = Tk.Phase == Phase::Forward && Tk.Layer != NoId
+                      ? Match[Tk.Layer]
+                      : NoId;
+      if (M == NoId) {
+        Open = NoId;
+        continue;
+      }
+      if (M != Open) {
+        Out.emplace_back();
+        Out.back().Step = Work.stepOf(T);
+        Open = M;
+      }
+      Out.back().Cpu.push_back(T);
+    }
+  }
+  for (Segment &S : Out) {
+    for (TaskId T : S.Cpu)
+      for (TaskId K : Work.launched(T))
+        if (G.isLive(K) && isComputeWork(G.task(K).Kind))
+          S.Gpu.push_back(K);
+    std::stable_sort(S.Gpu.begin(), S.Gpu.end(), [&](TaskId A, TaskId B) {
+      return G.task(A).StartNs < G.task(B).StartNs;
+    });
+  }
+  return Out;
+}
+
+void dd::recompute::keepEvery(std::vector<Segment> &Segments, size_t Every) {
+  std::map<StepKey, size_t> Seen;
+  std::vector<Segment> Kept;
+  for (Segment &S : Segments)
+    if (Seen[S.Step]++ % Every == 0)
+      Kept.push_back(std::move(S));
+  Segments = std::move(Kept);
+}
+
+namespace {
+
+/// The backward kernel before which \p S is recomputed (the mirror rule),
+/// and the CPU task that launches it; NoId if the step has none.
+std::pair<TaskId, TaskId> mirrorAnchor(const Graph &G, const StepWork &Work,
+                                       const Segment &S) {
+  const StepWork::Timeline *Bwd = Work.backward(S.Step);
+  if (!Bwd || Bwd->Tasks.empty())
+    return {NoId, NoId};
+  const StepWork::Timeline *Fwd = Work.forward(S.Step);
+  int64_t SegmentEnd = endOf(G, S.Cpu.back());
+  for (TaskId K : S.Gpu)
+    SegmentEnd = std::max(SegmentEnd, endOf(G, K));
+  double Done = 0;
+  if (Fwd && Fwd->Before.back() > 0) {
+    auto Started = std::partition_point(
+        Fwd->Tasks.begin(), Fwd->Tasks.end(),
+        [&](TaskId K) { return G.task(K).StartNs < SegmentEnd; });
+    Done = double(Fwd->Before[Started - Fwd->Tasks.begin()]) /
+           double(Fwd->Before.back());
+  }
+  const double Target = (1.0 - Done) * double(Bwd->Before.back());
+  size_t J = size_t(
+      std::lower_bound(Bwd->Before.begin(), Bwd->Before.end() - 1, Target,
+                       [](int64_t B, double V) { return double(B) < V; }) -
+      Bwd->Before.begin());
+  J = std::min(J, Bwd->Tasks.size() - 1);
+  for (; J != Bwd->Tasks.size(); ++J)
+    if (Work.launcher(Bwd->Tasks[J]) != NoId)
+      return {Bwd->Tasks[J], Work.launcher(Bwd->Tasks[J])};
+  return {NoId, NoId};
+}
+
+/// A copy of \p T that runs in backward before \p Pos.
+TaskId copyBefore(Graph &G, TaskId T, TaskId Pos) {
+  Task C = G.task(T);
+  C.Phase = Phase::Backward;
+  C.Flags |= TF_Synthetic;
+  C.StartNs = G.task(Pos).StartNs;
+  return G.insertTaskBefore(Pos, C);
+}
+
+} // namespace
+
+void dd::recompute::recomputeSegment(Graph &G, const StepWork &Work,
+                                     const Segment &S, MemoryIndex &Memory,
+                                     RecomputeStats &Stats) {
+  const MemoryEventFacts &Facts = Memory.facts();
+  auto [AnchorGpu, AnchorCpu] = mirrorAnchor(G, Work, S);
+  if (AnchorGpu == NoId) {
+    ++Stats.NoBackward;
+    return;
+  }
+  llvm::DenseMap<TaskId, TaskId> Copy;
+  for (TaskId T : S.Cpu)
+    Copy[T] = copyBefore(G, T, AnchorCpu);
+  for (TaskId K : S.Gpu) {
+    TaskId C = copyBefore(G, K, AnchorGpu);
+    auto L = Copy.find(Work.launcher(K));
+    if (L != Copy.end())
+      G.addEdge(L->second, C, EdgeKind::Launch);
+  }
+  ++Stats.Segments;
+  Stats.Tasks += S.Cpu.size() + S.Gpu.size();
+
+  // The segment's memory: the events that move with its CPU tasks.
+  const int64_t SegmentEnd = endOf(G, S.Cpu.back());
+  const int64_t RecomputeAt = G.task(AnchorCpu).StartNs;
+  std::vector<MemoryEvent> Added;
+  std::vector<std::pair<size_t, size_t>> Held; // (allocation, free)
+  std::vector<size_t> Owned;
+  for (TaskId T : S.Cpu)
+    Owned.insert(Owned.end(), Memory.ownedBy(T).begin(),
+                 Memory.ownedBy(T).end());
+  for (size_t I : Owned) {
+    const TaskId Owner = Facts.Owner[I];
+    const MemoryEvent &E = G.memoryEvents()[I];
+    const size_t P = Facts.Partner[I];
+    if (E.Bytes <= 0 || (E.Flags & (MEF_Modelled | MEF_Replaced)) ||
+        P == NoMemoryEvent)
+      continue;
+    const MemoryEvent &Free = G.memoryEvents()[P];
+    auto FreeOwner = Copy.find(Facts.Owner[P]);
+    if (FreeOwner == Copy.end()) {
+      if (Free.TimeNs >= SegmentEnd)
+        Held.push_back({I, P});
+      continue;
+    }
+    // Workspace of the segment: made and freed again by its copy.
+    uint64_t Address = Memory.freshAddress();
+    MemoryEvent A = E, F = Free;
+    A.Flags = F.Flags = MEF_Modelled;
+    A.Address = F.Address = Address;
+    A.TotalAllocated = A.TotalReserved = F.TotalAllocated = F.TotalReserved =
+        -1;
+    A.TimeNs = F.TimeNs = RecomputeAt;
+    A.Task = Copy[Owner];
+    F.Task = FreeOwner->second;
+    A.Category = uint8_t(Facts.Category[I]);
+    Added.push_back(A);
+    Added.push_back(F);
+  }
+  // The last block made and held past the segment is its output, which
+  // checkpointing keeps; the others die at its end and are made again.
+  std::stable_sort(Held.begin(), Held.end(), [&](auto A, auto B) {
+    return G.memoryEvents()[A.first].TimeNs < G.memoryEvents()[B.first].TimeNs;
+  });
+  if (!Held.empty())
+    Held.pop_back();
+  llvm::MutableArrayRef<MemoryEvent> Events = G.memoryEventsMut();
+  for (auto [I, P] : Held) {
+    Events[I].Category = uint8_t(Facts.Category[I]);
+    Events[P].Flags |= MEF_Replaced;
+    MemoryEvent EarlyFree = Events[P];
+    EarlyFree.Flags = MEF_Modelled;
+    EarlyFree.Task = S.Cpu.back();
+    EarlyFree.TimeNs = std::max(SegmentEnd, Events[I].TimeNs);
+    EarlyFree.TotalAllocated = EarlyFree.TotalReserved = -1;
+    EarlyFree.Category = CategoryByRule;
+    MemoryEvent Again = Events[I], AgainFree = Events[P];
+    Again.Flags = AgainFree.Flags = MEF_Modelled;
+    Again.Address = AgainFree.Address = Memory.freshAddress();
+    Again.TotalAllocated = Again.TotalReserved = AgainFree.TotalAllocated =
+        AgainFree.TotalReserved = -1;
+    Again.Task = Copy[Facts.Owner[I]];
+    Again.TimeNs = std::min(RecomputeAt, Events[P].TimeNs);
+    AgainFree.Category = CategoryByRule;
+    Added.push_back(EarlyFree);
+    Added.push_back(Again);
+    Added.push_back(AgainFree);
+    ++Stats.BlocksFreedEarly;
+  }
+  for (const MemoryEvent &E : Added)
+    G.addMemoryEvent(E);
+}

@@ -1,0 +1,110 @@
+//===- Recompute.h - Run a forward segment again in backward ----*- C++ -*-===//
+//
+// What activation-checkpointing is made of: the forward segments of the
+// selected layers, the place in backward where each is needed again (the
+// mirror rule), and the copy of a segment's CPU and GPU work, with its
+// memory, put there. The rules are stated in ActivationCheckpointing.cpp
+// and docs/passes/activation-checkpointing.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_PASSES_RECOMPUTE_H
+#define DAYDREAM_PASSES_RECOMPUTE_H
+
+#include "daydream/IR/Types.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace dd {
+
+class Graph;
+struct MemoryEventFacts;
+
+namespace recompute {
+
+/// A training step of one rank: (rank, iteration index; -1 before the
+/// first iteration).
+using StepKey = std::pair<int32_t, int64_t>;
+
+/// Who launched what, and each step's forward and backward GPU work in
+/// recorded time order, with running sums of their durations.
+class StepWork {
+public:
+  explicit StepWork(const Graph &G);
+
+  /// The step a CPU task, or the GPU work it launched, belongs to.
+  StepKey stepOf(TaskId T) const;
+  /// The task that launched GPU task \p T, NoId if none.
+  TaskId launcher(TaskId T) const { return LaunchedBy[T]; }
+  /// The GPU tasks \p T launched, in id order.
+  llvm::ArrayRef<TaskId> launched(TaskId T) const;
+
+  struct Timeline {
+    std::vector<TaskId> Tasks;
+    /// Before[i]: duration of Tasks[0..i); one more entry than Tasks.
+    std::vector<int64_t> Before;
+  };
+  const Timeline *forward(StepKey K) const;
+  const Timeline *backward(StepKey K) const;
+
+private:
+  const Graph &G;
+  std::vector<TaskId> LaunchedBy;
+  std::vector<uint32_t> LaunchBegin;
+  std::vector<TaskId> LaunchList;
+  std::vector<std::pair<int64_t, int32_t>> IterationStarts;
+  std::map<StepKey, Timeline> Forward, Backward;
+};
+
+/// One forward instance of a selected layer.
+struct Segment {
+  StepKey Step;
+  /// CPU tasks in lane order, then the GPU work they launched in time order.
+  std::vector<TaskId> Cpu, Gpu;
+};
+
+/// The segments of the layers \p Match selects (nearestMatchingLayers()),
+/// in lane order per thread.
+std::vector<Segment> findForwardSegments(const Graph &G,
+                                         llvm::ArrayRef<LayerId> Match,
+                                         const StepWork &Work);
+
+/// Keeps the first of every \p Every segments of each step.
+void keepEvery(std::vector<Segment> &Segments, size_t Every);
+
+/// The memory events each task moves with (MemoryEventFacts::Owner),
+/// indexed by task, and the addresses for blocks a pass makes: above any
+/// device's virtual addresses (48 bits), past any such address the graph
+/// has, so that they pair only with each other.
+class MemoryIndex {
+public:
+  MemoryIndex(const Graph &G, const MemoryEventFacts &Facts);
+  const MemoryEventFacts &facts() const { return Facts; }
+  /// The events that move with \p T, in recorded time order.
+  llvm::ArrayRef<size_t> ownedBy(TaskId T) const;
+  uint64_t freshAddress() { return ++LastAddress; }
+
+private:
+  const MemoryEventFacts &Facts;
+  std::vector<uint32_t> Begin;
+  std::vector<size_t> Events;
+  uint64_t LastAddress = uint64_t(1) << 63;
+};
+
+struct RecomputeStats {
+  uint64_t Segments = 0, Tasks = 0, BlocksFreedEarly = 0, NoBackward = 0;
+};
+
+/// Copies \p S into backward where the mirror rule puts it, and moves its
+/// memory (see the pass). \p Memory describes the graph before any copy.
+void recomputeSegment(Graph &G, const StepWork &Work, const Segment &S,
+                      MemoryIndex &Memory, RecomputeStats &Stats);
+
+} // namespace recompute
+} // namespace dd
+
+#endif // DAYDREAM_PASSES_RECOMPUTE_H
