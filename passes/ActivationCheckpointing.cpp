@@ -104,6 +104,12 @@ public:
     // recorded tasks each event moves with.
     MemoryEventFacts Facts = analyzeMemoryEvents(G);
     MemoryIndex Memory(G, Facts);
+    // Room for every copy at once: growing ten million tasks' arrays step
+    // by step cost more than the copies.
+    size_t Copies = 0;
+    for (const Segment &S : Segments)
+      Copies += S.Cpu.size() + S.Gpu.size();
+    G.reserve(G.numTaskSlots() + Copies, G.edgeSlots().size() + Copies);
     RecomputeStats Stats;
     for (const Segment &S : Segments)
       recomputeSegment(G, Work, S, Memory, Stats);

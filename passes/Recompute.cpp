@@ -51,62 +51,111 @@ llvm::ArrayRef<size_t> MemoryIndex::ownedBy(TaskId T) const {
                                               Begin[T + 1] - Begin[T]);
 }
 
-StepWork::StepWork(const Graph &G) : G(G), LaunchedBy(G.numTaskSlots(), NoId) {
-  std::vector<uint32_t> Count(G.numTaskSlots() + 1, 0);
+StepWork::StepWork(const Graph &G) : LaunchedBy(G.numTaskSlots(), NoId) {
+  LaunchBegin.assign(G.numTaskSlots() + 1, 0);
   for (const Edge &E : G.edgeSlots())
     if (E.Kind == EdgeKind::Launch && G.isLive(E)) {
       LaunchedBy[E.Dst] = E.Src;
-      ++Count[E.Src + 1];
+      ++LaunchBegin[E.Src + 1];
     }
-  LaunchBegin.assign(G.numTaskSlots() + 1, 0);
   for (size_t T = 0; T != G.numTaskSlots(); ++T)
-    LaunchBegin[T + 1] = LaunchBegin[T] + Count[T + 1];
+    LaunchBegin[T + 1] += LaunchBegin[T];
   LaunchList.resize(LaunchBegin.back());
-  std::vector<uint32_t> Fill(LaunchBegin.begin(), LaunchBegin.end() - 1);
-  for (TaskId T = 0; T != G.numTaskSlots(); ++T)
-    if (LaunchedBy[T] != NoId)
-      LaunchList[Fill[LaunchedBy[T]]++] = T;
-
-  for (size_t I = 0; I != G.iterations().size(); ++I)
-    IterationStarts.push_back({G.iterations()[I].StartNs, int32_t(I)});
-  std::sort(IterationStarts.begin(), IterationStarts.end());
-
-  for (TaskId T : G.liveTasks()) {
-    const Task &Tk = G.task(T);
-    if (!isComputeWork(Tk.Kind) ||
-        (Tk.Phase != Phase::Forward && Tk.Phase != Phase::Backward))
-      continue;
-    auto &Steps = Tk.Phase == Phase::Forward ? Forward : Backward;
-    Steps[stepOf(T)].Tasks.push_back(T);
+  {
+    std::vector<uint32_t> Fill(LaunchBegin.begin(), LaunchBegin.end() - 1);
+    for (TaskId T = 0; T != G.numTaskSlots(); ++T)
+      if (LaunchedBy[T] != NoId)
+        LaunchList[Fill[LaunchedBy[T]]++] = T;
   }
+  assignSteps(G);
+
+  // Each step's forward and backward GPU work, counted, then filled, then
+  // put in time order (mostly there already: a stream runs in order).
+  Forward.resize(Keys.size());
+  Backward.resize(Keys.size());
+  auto Side = [&](const Task &Tk) -> std::vector<Timeline> * {
+    if (!isComputeWork(Tk.Kind))
+      return nullptr;
+    return Tk.Phase == Phase::Forward    ? &Forward
+           : Tk.Phase == Phase::Backward ? &Backward
+                                         : nullptr;
+  };
+  std::vector<uint32_t> Count[2] = {std::vector<uint32_t>(Keys.size(), 0),
+                                    std::vector<uint32_t>(Keys.size(), 0)};
+  for (TaskId T : G.liveTasks())
+    if (auto *S = Side(G.task(T)))
+      ++Count[S == &Backward][StepOf[T]];
+  for (size_t K = 0; K != Keys.size(); ++K) {
+    Forward[K].Tasks.reserve(Count[0][K]);
+    Backward[K].Tasks.reserve(Count[1][K]);
+  }
+  for (TaskId T : G.liveTasks())
+    if (auto *S = Side(G.task(T)))
+      (*S)[StepOf[T]].Tasks.push_back(T);
+  auto Earlier = [&](TaskId A, TaskId B) {
+    return G.task(A).StartNs < G.task(B).StartNs;
+  };
   for (auto *Steps : {&Forward, &Backward})
-    for (auto &Entry : *Steps) {
-      Timeline &L = Entry.second;
-      std::stable_sort(L.Tasks.begin(), L.Tasks.end(), [&](TaskId A, TaskId B) {
-        return G.task(A).StartNs < G.task(B).StartNs;
-      });
-      L.Before.assign(1, 0);
-      for (TaskId T : L.Tasks)
-        L.Before.push_back(L.Before.back() + G.task(T).DurationNs);
+    for (Timeline &L : *Steps) {
+      if (!std::is_sorted(L.Tasks.begin(), L.Tasks.end(), Earlier))
+        std::stable_sort(L.Tasks.begin(), L.Tasks.end(), Earlier);
+      L.Before.resize(L.Tasks.size() + 1);
+      L.Before[0] = 0;
+      for (size_t I = 0; I != L.Tasks.size(); ++I)
+        L.Before[I + 1] = L.Before[I] + G.task(L.Tasks[I]).DurationNs;
     }
 }
 
-StepKey StepWork::stepOf(TaskId T) const {
-  TaskId At = LaunchedBy[T] != NoId ? LaunchedBy[T] : T;
-  int32_t Rank = G.lane(G.task(T).Lane).Rank;
-  int64_t Time = G.task(At).StartNs;
-  // The last iteration of this rank (or of the whole job) starting at or
-  // before the time: ranks' iterations interleave, so look back past
-  // other ranks' ones.
-  auto It = std::upper_bound(IterationStarts.begin(), IterationStarts.end(),
-                             std::make_pair(Time, INT32_MAX));
-  while (It != IterationStarts.begin()) {
-    --It;
-    int32_t R = G.iterations()[It->second].Rank;
-    if (R == -1 || R == Rank)
-      return {Rank, It->second};
+/// A task's step is the last iteration of its lane's rank (or of the whole
+/// job) starting at or before it, for GPU work at or before its launch.
+/// One walk of each lane: a lane's tasks mostly come in time order, so the
+/// iteration moves forward with them and is searched for only otherwise.
+void StepWork::assignSteps(const Graph &G) {
+  std::map<int32_t, std::vector<std::pair<int64_t, int64_t>>> ByRank;
+  for (size_t I = 0; I != G.iterations().size(); ++I)
+    ByRank[G.iterations()[I].Rank].push_back(
+        {G.iterations()[I].StartNs, int64_t(I)});
+  // A rank's own iterations and the job's, in time order.
+  std::map<int32_t, std::vector<std::pair<int64_t, int64_t>>> OfRank;
+  auto RankIterations =
+      [&](int32_t Rank) -> const std::vector<std::pair<int64_t, int64_t>> & {
+    auto It = OfRank.find(Rank);
+    if (It != OfRank.end())
+      return It->second;
+    std::vector<std::pair<int64_t, int64_t>> V = ByRank[-1];
+    if (Rank != -1)
+      V.insert(V.end(), ByRank[Rank].begin(), ByRank[Rank].end());
+    std::sort(V.begin(), V.end());
+    return OfRank.emplace(Rank, std::move(V)).first->second;
+  };
+  auto Index = [&](StepKey K) {
+    auto [It, New] = IndexOf.try_emplace(K, uint32_t(Keys.size()));
+    if (New)
+      Keys.push_back(K);
+    return It->second;
+  };
+  StepOf.assign(G.numTaskSlots(), 0);
+  for (LaneId L = 0; L != G.numLanes(); ++L) {
+    const int32_t Rank = G.lane(L).Rank;
+    const auto &Its = RankIterations(Rank);
+    size_t At = 0; // Its[At - 1] is the current iteration; 0: none yet
+    uint32_t Current = Index({Rank, -1});
+    for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
+      const int64_t Time = G.task(T).StartNs;
+      const size_t Was = At;
+      if (At != 0 && Time < Its[At - 1].first)
+        At = 0; // out of order: search again from the start
+      At = size_t(std::upper_bound(Its.begin() + At, Its.end(),
+                                   std::make_pair(Time, INT64_MAX)) -
+                  Its.begin());
+      if (At != Was)
+        Current = Index({Rank, At ? Its[At - 1].second : -1});
+      StepOf[T] = Current;
+    }
   }
-  return {Rank, -1};
+  for (TaskId T = 0; T != G.numTaskSlots(); ++T)
+    if (LaunchedBy[T] != NoId)
+      StepOf[T] = StepOf[LaunchedBy[T]];
 }
 
 llvm::ArrayRef<TaskId> StepWork::launched(TaskId T) const {
@@ -114,14 +163,18 @@ llvm::ArrayRef<TaskId> StepWork::launched(TaskId T) const {
       .slice(LaunchBegin[T], LaunchBegin[T + 1] - LaunchBegin[T]);
 }
 
+const StepWork::Timeline *StepWork::find(const std::vector<Timeline> &In,
+                                         StepKey K) const {
+  auto It = IndexOf.find(K);
+  return It == IndexOf.end() ? nullptr : &In[It->second];
+}
+
 const StepWork::Timeline *StepWork::forward(StepKey K) const {
-  auto It = Forward.find(K);
-  return It == Forward.end() ? nullptr : &It->second;
+  return find(Forward, K);
 }
 
 const StepWork::Timeline *StepWork::backward(StepKey K) const {
-  auto It = Backward.find(K);
-  return It == Backward.end() ? nullptr : &It->second;
+  return find(Backward, K);
 }
 
 std::vector<Segment> dd::recompute::findForwardSegments(

@@ -36,8 +36,9 @@ class StepWork {
 public:
   explicit StepWork(const Graph &G);
 
-  /// The step a CPU task, or the GPU work it launched, belongs to.
-  StepKey stepOf(TaskId T) const;
+  /// The step a CPU task, or the GPU work it launched, belongs to (tasks
+  /// that existed when this was built).
+  StepKey stepOf(TaskId T) const { return Keys[StepOf[T]]; }
   /// The task that launched GPU task \p T, NoId if none.
   TaskId launcher(TaskId T) const { return LaunchedBy[T]; }
   /// The GPU tasks \p T launched, in id order.
@@ -52,12 +53,18 @@ public:
   const Timeline *backward(StepKey K) const;
 
 private:
-  const Graph &G;
+  void assignSteps(const Graph &G);
+  const Timeline *find(const std::vector<Timeline> &In, StepKey K) const;
+
   std::vector<TaskId> LaunchedBy;
   std::vector<uint32_t> LaunchBegin;
   std::vector<TaskId> LaunchList;
-  std::vector<std::pair<int64_t, int32_t>> IterationStarts;
-  std::map<StepKey, Timeline> Forward, Backward;
+  /// Each task's step as an index into Keys, and the steps' timelines by
+  /// the same index.
+  std::vector<uint32_t> StepOf;
+  std::vector<StepKey> Keys;
+  std::map<StepKey, uint32_t> IndexOf;
+  std::vector<Timeline> Forward, Backward;
 };
 
 /// One forward instance of a selected layer.

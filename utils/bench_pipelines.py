@@ -22,6 +22,12 @@ OPTIONS = {
     "network": "intra-gbps=200",
     "straggler": "rank=0",
     "dataloader-workers": "workers=4",
+    # Every transformer block of dd-synth's graphs, every convolution of
+    # gen-synthetic-kineto.py's: a whole forward recomputed.
+    "activation-checkpointing": "layers=^model.layers.[0-9]+$|^aten::conv2d$",
+    "batch-size": "factor=2",
+    "cuda-graphs": "phase=forward,backward",
+    "grad-accumulation": "steps=2",
 }
 
 # They read or change one rank against the others: on one rank they have
