@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DataParallel.h"
+#include "ParameterSizes.h"
 
 #include "daydream/Comm/NetworkModel.h"
 #include "daydream/IR/TaskFieldBounds.h"
@@ -18,8 +19,8 @@ using namespace dd::dataparallel;
 
 void dataparallel::declareOptions(PassOptionParser &P, Options &O) {
   P.add("params-mb", O.ParamsMb,
-        "gradient MiB per step, i.e. the model's trainable parameter bytes "
-        "(required)");
+        "gradient MiB per step, i.e. the model's trainable parameter bytes; "
+        "0: from the trace's AccumulateGrad input shapes");
   P.add("bucket-mb", O.BucketMb, "bucket size cap in MiB (DDP bucket_cap_mb)");
   P.add("first-bucket-mb", O.FirstBucketMb,
         "cap of the first bucket in MiB (DDP's 1 MiB); 0: same as bucket-mb");
@@ -43,10 +44,8 @@ llvm::Error dataparallel::validateOptions(const Options &O) {
     return optionError("gbps must be 0 (from the GPU) or at least 0.001");
   if (O.LatencyUs > MaxLatencyUs)
     return optionError("latency-us must be at most 1e9");
-  if (!(O.ParamsMb > 0))
-    return optionError("params-mb= is required and must be positive: the "
-                       "trace does not record parameter sizes (ResNet-50 "
-                       "in fp32: params-mb=97.5)");
+  if (!(O.ParamsMb >= 0))
+    return optionError("params-mb must not be negative");
   if (!(O.BucketMb > 0))
     return optionError("bucket-mb must be positive");
   if (O.FirstBucketMb < 0)
@@ -65,6 +64,17 @@ llvm::Error dataparallel::validateOptions(const Options &O) {
     return optionError("split must be 'duration' or 'even', not '" + O.Split +
                        "'");
   return llvm::Error::success();
+}
+
+llvm::Expected<uint64_t> dataparallel::parameterBytes(const Graph &G,
+                                                      const Options &O) {
+  if (O.ParamsMb > 0)
+    return mbToBytes(O.ParamsMb);
+  if (llvm::Optional<RecordedParameters> P = recordedParameters(G))
+    return P->Bytes;
+  return optionError("params-mb= is required: the trace records no parameter "
+                     "shapes (AccumulateGrad's input dims, recorded with "
+                     "record_shapes=True); ResNet-50 in fp32: params-mb=97.5");
 }
 
 uint64_t dataparallel::mbToBytes(double Mb) {

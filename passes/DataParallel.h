@@ -62,6 +62,10 @@ llvm::Error validateOptions(const Options &O);
 
 uint64_t mbToBytes(double Mb);
 
+/// The model's parameter bytes: params-mb= where given, else what the
+/// trace records (ParameterSizes.h); an error naming params-mb= if neither.
+llvm::Expected<uint64_t> parameterBytes(const Graph &G, const Options &O);
+
 /// The size in tenths of a MiB, rounded as printf's "%.1f" rounds (to
 /// nearest, ties to even), so that names can be keyed by what they show.
 uint64_t mbTenths(uint64_t Bytes);

@@ -50,6 +50,10 @@ public:
     if (!StepsOr)
       return StepsOr.takeError();
     std::vector<TrainingStep> Steps = std::move(*StepsOr);
+    auto TotalOr = parameterBytes(G, O);
+    if (!TotalOr)
+      return TotalOr.takeError();
+    Total = *TotalOr;
     double Gbps = ringGbps(G, O);
     LaneId Lane = NoId;
     AllReduceNames Names;
@@ -68,7 +72,7 @@ private:
   void insertStep(Graph &G, const TrainingStep &S, LaneId Lane, double Gbps,
                   AllReduceNames &Names) {
     std::vector<uint64_t> Bytes =
-        splitBytes(G, S.Backward, mbToBytes(O.ParamsMb), O.Split == "duration");
+        splitBytes(G, S.Backward, Total, O.Split == "duration");
     std::vector<Bucket> Buckets =
         makeBuckets(Bytes, mbToBytes(O.FirstBucketMb), mbToBytes(O.BucketMb));
     llvm::ArrayRef<TaskId> Consumers = barrierConsumers(S);
@@ -81,6 +85,7 @@ private:
   }
 
   Options O;
+  uint64_t Total = 0;
 };
 
 } // namespace

@@ -176,6 +176,10 @@ public:
     if (!StepsOr)
       return StepsOr.takeError();
     std::vector<TrainingStep> Steps = std::move(*StepsOr);
+    auto TotalOr = parameterBytes(G, O.DP);
+    if (!TotalOr)
+      return TotalOr.takeError();
+    Total = *TotalOr;
     Gbps = ringGbps(G, O.DP);
     Lane = NoId;
     NextPriority = 0;
@@ -197,7 +201,8 @@ public:
   }
 
 private:
-  uint64_t total() const { return mbToBytes(O.DP.ParamsMb); }
+  uint64_t total() const { return Total; }
+  uint64_t Total = 0;
   bool byDuration() const { return O.DP.Split == "duration"; }
 
   void insertStep(Graph &G, const TrainingStep &S, const TrainingStep *Next) {
