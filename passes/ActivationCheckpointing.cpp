@@ -104,8 +104,9 @@ public:
     // recorded tasks each event moves with.
     MemoryEventFacts Facts = analyzeMemoryEvents(G);
     MemoryIndex Memory(G, Facts);
-    // Room for every copy at once: growing ten million tasks' arrays step
-    // by step cost more than the copies.
+    // Room for every copy at once, where the graph owns its arrays:
+    // growing ten million tasks' arrays step by step costs more than the
+    // copies.
     size_t Copies = 0;
     for (const Segment &S : Segments)
       Copies += S.Cpu.size() + S.Gpu.size();

@@ -27,6 +27,7 @@ OPTIONS = {
     "activation-checkpointing": "layers=^model.layers.[0-9]+$|^aten::conv2d$",
     "batch-size": "factor=2",
     "cuda-graphs": "phase=forward,backward",
+    "fsdp": "shards=8 params-mb=100",
     "grad-accumulation": "steps=2",
 }
 

@@ -325,7 +325,7 @@ Error checkMemoryEvents(const Graph &G) {
       return fail("memory event {0} at {1}: unknown memory category {2}",
                   It.index(), E.TimeNs, unsigned(E.Category));
     if (E.Flags & ~KnownMemoryEventFlags)
-      return fail("memory event {0} at {1}: unknown flags {2:x}", It.index(),
+      return fail("memory event {0} at {1}: unknown flags {2}", It.index(),
                   E.TimeNs, unsigned(E.Flags));
     if ((E.Flags & MEF_Modelled) && (E.Flags & MEF_Replaced))
       return fail("memory event {0} at {1}: both modelled and replaced",

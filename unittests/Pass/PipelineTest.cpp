@@ -40,6 +40,8 @@ TEST_F(PipelineTest, EveryBuiltinPassPrintsWhatParsesBack) {
   // Defaults, plus the options the passes that need some require.
   const llvm::StringMap<std::string> Required = {
       {"remove-tasks", "kind=memcpy"},
+      {"activation-checkpointing", "layers=^model.layers.[0-9]+$"},
+      {"cuda-graphs", "phase=forward,backward"},
       {"dataloader-workers", "workers=4"},
       {"ddp-insert", "params-mb=10"},
       {"p3", "params-mb=10"},

@@ -80,13 +80,8 @@ public:
   /// Room for \p N records. A borrowed store ignores it: reserving would
   /// copy every record now, whether or not any is ever added.
   void reserve(size_t N) {
-    // Room for more than it holds means records are coming: take them in
-    // once, at their final size, rather than on the first one and again.
-    if (Borrowed) {
-      if (N > Size)
-        own(N);
+    if (Borrowed)
       return;
-    }
     Owned.reserve(N);
     Data = Owned.data();
   }
