@@ -72,7 +72,7 @@ llvm::Error validate(const Options &O) {
 /// largest carve-out; Ampere and Hopper offer more, so large-smem kernels
 /// fit more blocks there than this counts).
 constexpr unsigned ThreadsPerSm = 2048, BlocksPerSm = 32;
-constexpr uint64_t RegistersPerSm = 65536, SharedPerSm = 96 * 1024;
+constexpr uint64_t RegistersPerSm = 65536, SharedPerSm = uint64_t(96) * 1024;
 
 /// How many blocks of a kernel's shape one SM holds at once; 0 if unknown.
 uint64_t residentBlocks(const TaskAttrs &A) {

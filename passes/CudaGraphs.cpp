@@ -43,6 +43,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Regex.h"
 
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -262,7 +263,7 @@ private:
 
   int64_t graphLaunchNs(const Graph &G) const {
     if (O.LaunchUs > 0)
-      return int64_t(O.LaunchUs * 1000 + 0.5);
+      return int64_t(std::llround(O.LaunchUs * 1000));
     std::vector<int64_t> Recorded;
     for (TaskId T : G.liveTasks()) {
       llvm::StringRef N = G.str(G.task(T).Name);
