@@ -209,27 +209,8 @@ private:
                               (Ph == Phase::Forward || Ph == Phase::Backward));
       if (!PerSample)
         continue;
-      const size_t P = Facts.Partner[I];
-      const uint64_t Address = Memory.freshAddress();
-      MemoryEvent A = E;
-      A.Bytes = std::max<int64_t>(1, scale(E.Bytes));
-      A.Flags = MEF_Modelled;
-      A.Address = Address;
-      A.TotalAllocated = A.TotalReserved = -1;
-      A.Task = Owner;
-      A.Category = uint8_t(C);
-      Added.push_back(A);
-      Events[I].Flags |= MEF_Replaced;
-      if (P != NoMemoryEvent) {
-        MemoryEvent F = Events[P];
-        F.Bytes = -A.Bytes;
-        F.Flags = MEF_Modelled;
-        F.Address = Address;
-        F.TotalAllocated = F.TotalReserved = -1;
-        F.Task = Facts.Owner[P];
-        Added.push_back(F);
-        Events[P].Flags |= MEF_Replaced;
-      }
+      recompute::resizeBlock(G, Memory, I, std::max<int64_t>(1, scale(E.Bytes)),
+                             Added);
       ++Resized;
     }
     for (const MemoryEvent &E : Added)

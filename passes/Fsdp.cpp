@@ -319,25 +319,9 @@ private:
            C != MemoryCategory::WeightGradients &&
            C != MemoryCategory::OptimizerState))
         continue;
-      MemoryEvent A = Events[I];
-      A.Bytes = std::max<int64_t>(1, A.Bytes / O.Shards);
-      A.Flags = MEF_Modelled;
-      A.Address = Memory.freshAddress();
-      A.TotalAllocated = A.TotalReserved = -1;
-      A.Task = Facts.Owner[I];
-      A.Category = uint8_t(C);
-      Added.push_back(A);
-      Events[I].Flags |= MEF_Replaced;
-      if (size_t P = Facts.Partner[I]; P != NoMemoryEvent) {
-        MemoryEvent F = Events[P];
-        F.Bytes = -A.Bytes;
-        F.Flags = MEF_Modelled;
-        F.Address = A.Address;
-        F.TotalAllocated = F.TotalReserved = -1;
-        F.Task = Facts.Owner[P];
-        Added.push_back(F);
-        Events[P].Flags |= MEF_Replaced;
-      }
+      recompute::resizeBlock(G, Memory, I,
+                             std::max<int64_t>(1, Events[I].Bytes / O.Shards),
+                             Added);
     }
     for (const MemoryEvent &E : Added)
       G.addMemoryEvent(E);

@@ -357,3 +357,30 @@ void dd::recompute::recomputeSegment(Graph &G, const StepWork &Work,
   for (const MemoryEvent &E : Added)
     G.addMemoryEvent(E);
 }
+
+void dd::recompute::resizeBlock(Graph &G, MemoryIndex &Memory, size_t Alloc,
+                                int64_t Bytes,
+                                std::vector<MemoryEvent> &Added) {
+  const MemoryEventFacts &Facts = Memory.facts();
+  llvm::MutableArrayRef<MemoryEvent> Events = G.memoryEventsMut();
+  MemoryEvent A = Events[Alloc];
+  A.Bytes = Bytes;
+  A.Flags = MEF_Modelled;
+  A.Address = Memory.freshAddress();
+  A.TotalAllocated = A.TotalReserved = -1;
+  A.Task = Facts.Owner[Alloc];
+  A.Category = uint8_t(Facts.Category[Alloc]);
+  Added.push_back(A);
+  Events[Alloc].Flags |= MEF_Replaced;
+  const size_t P = Facts.Partner[Alloc];
+  if (P == NoMemoryEvent)
+    return;
+  MemoryEvent F = Events[P];
+  F.Bytes = -Bytes;
+  F.Flags = MEF_Modelled;
+  F.Address = A.Address;
+  F.TotalAllocated = F.TotalReserved = -1;
+  F.Task = Facts.Owner[P];
+  Added.push_back(F);
+  Events[P].Flags |= MEF_Replaced;
+}

@@ -102,6 +102,13 @@ private:
   uint64_t LastAddress = uint64_t(1) << 63;
 };
 
+/// Replaces the recorded block allocated by event \p Alloc (and its free)
+/// with a modelled one of \p Bytes, made and freed where it was, with the
+/// same tasks and the block's category; the new events go to \p Added
+/// (the caller adds them once it is done with the graph's events).
+void resizeBlock(Graph &G, MemoryIndex &Memory, size_t Alloc, int64_t Bytes,
+                 std::vector<MemoryEvent> &Added);
+
 struct RecomputeStats {
   uint64_t Segments = 0, Tasks = 0, BlocksFreedEarly = 0, NoBackward = 0;
 };
