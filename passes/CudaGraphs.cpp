@@ -132,7 +132,7 @@ public:
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
     std::vector<Phase> Phases = cantFail(parsePhases(O.Phases));
-    StepWork Work(G);
+    StepWork Work(G, StepWork::LaunchLists);
     uint64_t Breaks = 0;
     std::vector<Region> Regions = findRegions(G, Work, Phases, Breaks);
     const int64_t LaunchNs = graphLaunchNs(G);
@@ -247,7 +247,7 @@ private:
           Open = false;
           continue;
         }
-        StepKey Step = Work.stepOf(T);
+        StepKey Step = Work.stepOf(G, T);
         if (!Open || Key != OpenKey || Step != OpenStep) {
           Ordinal = Step != OpenStep ? 0 : Ordinal + 1;
           Out.push_back(Region{GraphKey{Key, L, Ordinal}, {}});

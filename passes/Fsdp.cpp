@@ -155,7 +155,7 @@ public:
     // Memory facts before any task is added.
     MemoryEventFacts Facts = analyzeMemoryEvents(G);
     recompute::MemoryIndex Memory(G, Facts);
-    recompute::StepWork Work(G);
+    recompute::StepWork Work(G, recompute::StepWork::Launchers);
     shardRecordedMemory(G, Facts, Memory);
 
     uint64_t Gathers = 0, Scatters = 0;

@@ -122,7 +122,7 @@ public:
                      .str());
       return PreservedAnalyses::all();
     }
-    StepWork Work(G);
+    StepWork Work(G, StepWork::Launchers);
     // When each iteration's backward starts: optimizer work before it is
     // zero_grad() (at the top of the loop, or between the loss and
     // backward()), after it is step().
@@ -130,14 +130,14 @@ public:
     for (TaskId T : G.liveTasks())
       if (G.task(T).Phase == Phase::Backward &&
           G.lane(G.task(T).Lane).Kind == LaneKind::CpuThread)
-        if (int64_t It = Work.stepOf(T).second; It >= 0)
+        if (int64_t It = Work.stepOf(G, T).second; It >= 0)
           BackwardStart[It] = std::min(BackwardStart[It], G.task(T).StartNs);
     // One zero_grad() (the first micro-step's) and one step() (the last
     // one's) per optimizer step, and one gradient
     // reduction (the last one's); a trailing incomplete group has neither
     // step nor reduction.
     auto Skips = [&](TaskId T) {
-      int64_t It = Work.stepOf(T).second;
+      int64_t It = Work.stepOf(G, T).second;
       if (It < 0)
         return false;
       int64_t Grp = Groups.Group[It];

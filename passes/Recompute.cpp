@@ -58,47 +58,99 @@ llvm::ArrayRef<size_t> MemoryIndex::ownedBy(TaskId T) const {
                                               Begin[T + 1] - Begin[T]);
 }
 
-StepWork::StepWork(const Graph &G) : LaunchedBy(G.numTaskSlots(), NoId) {
-  LaunchBegin.assign(G.numTaskSlots() + 1, 0);
+StepWork::StepWork(const Graph &G, unsigned Parts)
+    : LaunchedBy(G.numTaskSlots(), NoId) {
   for (const Edge &E : G.edgeSlots())
-    if (E.Kind == EdgeKind::Launch && G.isLive(E)) {
+    if (E.Kind == EdgeKind::Launch && G.isLive(E))
       LaunchedBy[E.Dst] = E.Src;
-      ++LaunchBegin[E.Src + 1];
-    }
-  for (size_t T = 0; T != G.numTaskSlots(); ++T)
-    LaunchBegin[T + 1] += LaunchBegin[T];
-  LaunchList.resize(LaunchBegin.back());
-  {
+  if (Parts & LaunchLists) {
+    LaunchBegin.assign(G.numTaskSlots() + 1, 0);
+    for (TaskId L : LaunchedBy)
+      if (L != NoId)
+        ++LaunchBegin[L + 1];
+    for (size_t T = 0; T != G.numTaskSlots(); ++T)
+      LaunchBegin[T + 1] += LaunchBegin[T];
+    LaunchList.resize(LaunchBegin.back());
     std::vector<uint32_t> Fill(LaunchBegin.begin(), LaunchBegin.end() - 1);
     for (TaskId T = 0; T != G.numTaskSlots(); ++T)
       if (LaunchedBy[T] != NoId)
         LaunchList[Fill[LaunchedBy[T]]++] = T;
   }
-  assignSteps(G);
+  indexIterations(G);
+  if (Parts & Timelines)
+    buildTimelines(G);
+}
 
-  // Each step's forward and backward GPU work, counted, then filled, then
-  // put in time order (mostly there already: a stream runs in order).
-  Forward.resize(Keys.size());
-  Backward.resize(Keys.size());
-  auto Side = [&](const Task &Tk) -> std::vector<Timeline> * {
-    if (!isComputeWork(Tk.Kind))
-      return nullptr;
-    return Tk.Phase == Phase::Forward    ? &Forward
-           : Tk.Phase == Phase::Backward ? &Backward
-                                         : nullptr;
-  };
-  std::vector<uint32_t> Count[2] = {std::vector<uint32_t>(Keys.size(), 0),
-                                    std::vector<uint32_t>(Keys.size(), 0)};
-  for (TaskId T : G.liveTasks())
-    if (auto *S = Side(G.task(T)))
-      ++Count[S == &Backward][StepOf[T]];
-  for (size_t K = 0; K != Keys.size(); ++K) {
-    Forward[K].Tasks.reserve(Count[0][K]);
-    Backward[K].Tasks.reserve(Count[1][K]);
+void StepWork::indexIterations(const Graph &G) {
+  std::map<int32_t, Starts> ByRank;
+  for (size_t I = 0; I != G.iterations().size(); ++I)
+    ByRank[G.iterations()[I].Rank].push_back(
+        {G.iterations()[I].StartNs, int64_t(I)});
+  std::map<int32_t, uint32_t> OfRank;
+  LaneStarts.resize(G.numLanes());
+  for (LaneId L = 0; L != G.numLanes(); ++L) {
+    const int32_t Rank = G.lane(L).Rank;
+    auto [It, New] = OfRank.try_emplace(Rank, uint32_t(RankStarts.size()));
+    if (New) {
+      Starts V = ByRank[-1];
+      if (Rank != -1)
+        V.insert(V.end(), ByRank[Rank].begin(), ByRank[Rank].end());
+      std::sort(V.begin(), V.end());
+      RankStarts.push_back(std::move(V));
+    }
+    LaneStarts[L] = It->second;
   }
+}
+
+StepKey StepWork::stepOf(const Graph &G, TaskId T) const {
+  if (T < LaunchedBy.size() && LaunchedBy[T] != NoId)
+    T = LaunchedBy[T];
+  const Task &Tk = G.task(T);
+  const Starts &Its = RankStarts[LaneStarts[Tk.Lane]];
+  auto At = std::upper_bound(Its.begin(), Its.end(),
+                             std::make_pair(Tk.StartNs, INT64_MAX));
+  return {G.lane(Tk.Lane).Rank, At == Its.begin() ? -1 : std::prev(At)->second};
+}
+
+// Each step's forward and backward GPU work, counted, then filled, then put
+// in time order (mostly there already: a stream runs in order).
+void StepWork::buildTimelines(const Graph &G) {
+  auto Side = [&](const Task &Tk) -> int {
+    if (!isComputeWork(Tk.Kind))
+      return -1;
+    return Tk.Phase == Phase::Forward    ? 0
+           : Tk.Phase == Phase::Backward ? 1
+                                         : -1;
+  };
+  // Consecutive tasks are mostly of one step: remember the last one's.
+  StepKey LastKey{INT32_MIN, INT64_MIN};
+  uint32_t LastIndex = 0;
+  auto IndexOfStep = [&](TaskId T) {
+    StepKey K = stepOf(G, T);
+    if (K != LastKey) {
+      LastKey = K;
+      LastIndex =
+          IndexOf.try_emplace(K, uint32_t(IndexOf.size())).first->second;
+    }
+    return LastIndex;
+  };
+  std::vector<uint32_t> Count[2];
   for (TaskId T : G.liveTasks())
-    if (auto *S = Side(G.task(T)))
-      (*S)[StepOf[T]].Tasks.push_back(T);
+    if (int S = Side(G.task(T)); S >= 0) {
+      uint32_t I = IndexOfStep(T);
+      if (Count[S].size() <= I)
+        Count[S].resize(I + 1, 0);
+      ++Count[S][I];
+    }
+  Forward.resize(IndexOf.size());
+  Backward.resize(IndexOf.size());
+  for (size_t K = 0; K != Count[0].size(); ++K)
+    Forward[K].Tasks.reserve(Count[0][K]);
+  for (size_t K = 0; K != Count[1].size(); ++K)
+    Backward[K].Tasks.reserve(Count[1][K]);
+  for (TaskId T : G.liveTasks())
+    if (int S = Side(G.task(T)); S >= 0)
+      (S ? Backward : Forward)[IndexOfStep(T)].Tasks.push_back(T);
   auto Earlier = [&](TaskId A, TaskId B) {
     return G.task(A).StartNs < G.task(B).StartNs;
   };
@@ -113,65 +165,15 @@ StepWork::StepWork(const Graph &G) : LaunchedBy(G.numTaskSlots(), NoId) {
     }
 }
 
-/// A task's step is the last iteration of its lane's rank (or of the whole
-/// job) starting at or before it, for GPU work at or before its launch.
-/// One walk of each lane: a lane's tasks mostly come in time order, so the
-/// iteration moves forward with them and is searched for only otherwise.
-void StepWork::assignSteps(const Graph &G) {
-  std::map<int32_t, std::vector<std::pair<int64_t, int64_t>>> ByRank;
-  for (size_t I = 0; I != G.iterations().size(); ++I)
-    ByRank[G.iterations()[I].Rank].push_back(
-        {G.iterations()[I].StartNs, int64_t(I)});
-  // A rank's own iterations and the job's, in time order.
-  std::map<int32_t, std::vector<std::pair<int64_t, int64_t>>> OfRank;
-  auto RankIterations =
-      [&](int32_t Rank) -> const std::vector<std::pair<int64_t, int64_t>> & {
-    auto It = OfRank.find(Rank);
-    if (It != OfRank.end())
-      return It->second;
-    std::vector<std::pair<int64_t, int64_t>> V = ByRank[-1];
-    if (Rank != -1)
-      V.insert(V.end(), ByRank[Rank].begin(), ByRank[Rank].end());
-    std::sort(V.begin(), V.end());
-    return OfRank.emplace(Rank, std::move(V)).first->second;
-  };
-  auto Index = [&](StepKey K) {
-    auto [It, New] = IndexOf.try_emplace(K, uint32_t(Keys.size()));
-    if (New)
-      Keys.push_back(K);
-    return It->second;
-  };
-  StepOf.assign(G.numTaskSlots(), 0);
-  for (LaneId L = 0; L != G.numLanes(); ++L) {
-    const int32_t Rank = G.lane(L).Rank;
-    const auto &Its = RankIterations(Rank);
-    size_t At = 0; // Its[At - 1] is the current iteration; 0: none yet
-    uint32_t Current = Index({Rank, -1});
-    for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
-      const int64_t Time = G.task(T).StartNs;
-      const size_t Was = At;
-      if (At != 0 && Time < Its[At - 1].first)
-        At = 0; // out of order: search again from the start
-      At = size_t(std::upper_bound(Its.begin() + At, Its.end(),
-                                   std::make_pair(Time, INT64_MAX)) -
-                  Its.begin());
-      if (At != Was)
-        Current = Index({Rank, At ? Its[At - 1].second : -1});
-      StepOf[T] = Current;
-    }
-  }
-  for (TaskId T = 0; T != G.numTaskSlots(); ++T)
-    if (LaunchedBy[T] != NoId)
-      StepOf[T] = StepOf[LaunchedBy[T]];
-}
-
 llvm::ArrayRef<TaskId> StepWork::launched(TaskId T) const {
+  assert(!LaunchBegin.empty() && "built without LaunchLists");
   return llvm::ArrayRef<TaskId>(LaunchList)
       .slice(LaunchBegin[T], LaunchBegin[T + 1] - LaunchBegin[T]);
 }
 
 const StepWork::Timeline *StepWork::find(const std::vector<Timeline> &In,
                                          StepKey K) const {
+  assert(Forward.size() == IndexOf.size() && "built without Timelines");
   auto It = IndexOf.find(K);
   return It == IndexOf.end() ? nullptr : &In[It->second];
 }
@@ -202,7 +204,7 @@ std::vector<Segment> dd::recompute::findForwardSegments(
       }
       if (M != Open) {
         Out.emplace_back();
-        Out.back().Step = Work.stepOf(T);
+        Out.back().Step = Work.stepOf(G, T);
         Open = M;
       }
       Out.back().Cpu.push_back(T);

@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 
+#include <cassert>
 #include <map>
 #include <utility>
 #include <vector>
@@ -34,11 +35,23 @@ using StepKey = std::pair<int32_t, int64_t>;
 /// recorded time order, with running sums of their durations.
 class StepWork {
 public:
-  explicit StepWork(const Graph &G);
+  /// What to index beyond who launched what (always built). Each part is a
+  /// task-sized array or more, and fresh memory is most of the cost at
+  /// 10^7 tasks: a pass asks for what it reads.
+  enum Part : unsigned {
+    Launchers = 0,
+    LaunchLists = 1, ///< launched()
+    Timelines = 2,   ///< forward(), backward()
+    All = LaunchLists | Timelines,
+  };
+  explicit StepWork(const Graph &G, unsigned Parts = All);
 
-  /// The step a CPU task, or the GPU work it launched, belongs to (tasks
-  /// that existed when this was built).
-  StepKey stepOf(TaskId T) const { return Keys[StepOf[T]]; }
+  /// The step a CPU task, or the GPU work it launched, belongs to: the last
+  /// iteration of its lane's rank (or of the whole job) starting at or
+  /// before it, for GPU work at or before its launch. For tasks that
+  /// existed when this was built. A search among the rank's iterations,
+  /// not a task-sized array: passes ask it of a fraction of the tasks.
+  StepKey stepOf(const Graph &G, TaskId T) const;
   /// The task that launched GPU task \p T, NoId if none.
   TaskId launcher(TaskId T) const { return LaunchedBy[T]; }
   /// The GPU tasks \p T launched, in id order.
@@ -53,16 +66,20 @@ public:
   const Timeline *backward(StepKey K) const;
 
 private:
-  void assignSteps(const Graph &G);
+  /// (start, iteration index) in time order.
+  using Starts = std::vector<std::pair<int64_t, int64_t>>;
+  void indexIterations(const Graph &G);
+  void buildTimelines(const Graph &G);
   const Timeline *find(const std::vector<Timeline> &In, StepKey K) const;
 
   std::vector<TaskId> LaunchedBy;
   std::vector<uint32_t> LaunchBegin;
   std::vector<TaskId> LaunchList;
-  /// Each task's step as an index into Keys, and the steps' timelines by
-  /// the same index.
-  std::vector<uint32_t> StepOf;
-  std::vector<StepKey> Keys;
+  /// Each lane's rank's iterations and the job's, as an index into
+  /// RankStarts.
+  std::vector<uint32_t> LaneStarts;
+  std::vector<Starts> RankStarts;
+  /// The steps' timelines, by the index IndexOf gives.
   std::map<StepKey, uint32_t> IndexOf;
   std::vector<Timeline> Forward, Backward;
 };
