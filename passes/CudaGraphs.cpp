@@ -38,6 +38,7 @@
 #include "daydream/Transforms/LayerChains.h"
 #include "daydream/Transforms/Primitives.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -115,7 +116,7 @@ using GraphKey = std::tuple<uint64_t, LaneId, uint64_t>;
 
 struct Region {
   GraphKey Graph;
-  std::vector<TaskId> Cpu;
+  llvm::ArrayRef<TaskId> Cpu; // in RegionTasks
 };
 
 class CudaGraphs {
@@ -132,44 +133,48 @@ public:
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
     std::vector<Phase> Phases = cantFail(parsePhases(O.Phases));
-    StepWork Work(G, StepWork::LaunchLists);
+    StepFinder Steps(G);
     uint64_t Breaks = 0;
-    std::vector<Region> Regions = findRegions(G, Work, Phases, Breaks);
+    std::vector<std::vector<TaskId>> RegionTasks;
+    std::vector<Region> Regions =
+        findRegions(G, Steps, Phases, RegionTasks, Breaks);
     const int64_t LaunchNs = graphLaunchNs(G);
     MemoryEventFacts Facts = analyzeMemoryEvents(G);
     MemoryIndex Memory(G, Facts);
 
-    std::vector<TaskId> Remove;
-    uint64_t Captured = 0, Empty = 0, Kernels = 0;
+    std::vector<LaneRun> Runs;
+    uint64_t Captured = 0, Empty = 0, Kernels = 0, Removed = 0;
     std::map<std::pair<GraphKey, int32_t>, Pool> Pools;
+    // Which tasks launch GPU work, and how much: bits and counts, not
+    // lists, since only the regions' totals matter.
+    llvm::BitVector Launches(G.numTaskSlots());
+    for (const Edge &E : G.edgeSlots())
+      if (E.Kind == EdgeKind::Launch && G.isLive(E))
+        Launches.set(E.Src);
+    llvm::BitVector InGraph(G.numTaskSlots());
     for (const Region &R : Regions) {
-      std::vector<TaskId> Gpu;
-      for (TaskId T : R.Cpu)
-        for (TaskId K : Work.launched(T))
-          if (G.isLive(K))
-            Gpu.push_back(K);
-      if (Gpu.empty()) {
+      if (llvm::none_of(R.Cpu, [&](TaskId T) { return Launches.test(T); })) {
         ++Empty;
         continue;
       }
+      // The first task becomes the graph launch and launches the GPU work
+      // of the others, which go, with the Python between them.
       const TaskId Launch = R.Cpu.front();
       Task &L = G.task(Launch);
       L.Name = G.intern("cudaGraphLaunch");
       L.Kind = TaskKind::Runtime;
-      L.DurationNs = LaunchNs;
       L.Flags |= TF_Synthetic;
-      for (TaskId K : Gpu)
-        if (Work.launcher(K) != Launch)
-          G.addEdge(Launch, K, EdgeKind::Launch);
-      for (size_t I = 1; I != R.Cpu.size(); ++I) {
-        G.task(R.Cpu[I]).GapNs = 0; // the Python between ops goes too
-        Remove.push_back(R.Cpu[I]);
-      }
+      Runs.push_back({R.Cpu, LaunchNs});
+      for (TaskId T : R.Cpu)
+        InGraph.set(T);
       poolRegionMemory(G, R, Launch, Memory, Pools);
       ++Captured;
-      Kernels += Gpu.size();
+      Removed += R.Cpu.size() - 1;
     }
-    removeTasks(G, Remove);
+    for (const Edge &E : G.edgeSlots())
+      Kernels +=
+          E.Kind == EdgeKind::Launch && InGraph.test(E.Src) && G.isLive(E);
+    collapseRuns(G, Runs);
     for (auto &[Key, P] : Pools) {
       if (P.Bytes <= 0)
         continue;
@@ -187,7 +192,7 @@ public:
 
     AM.count("regions captured", Captured);
     AM.count("GPU tasks in graphs", Kernels);
-    AM.count("CPU tasks removed", Remove.size());
+    AM.count("CPU tasks removed", Removed);
     if (Breaks)
       AM.warning(llvm::formatv("{0} synchronizing calls in the region cannot "
                                "be captured: each ends a graph and stays as "
@@ -212,50 +217,74 @@ private:
     TaskId FirstLaunch = NoId;
   };
 
-  /// The runs of the region; \p Breaks counts the synchronizing calls
-  /// that end one.
-  std::vector<Region> findRegions(const Graph &G, const StepWork &Work,
+  /// The runs of the region, lane by lane, their tasks viewed in \p Tasks
+  /// (one array per lane); \p Breaks counts the synchronizing calls that
+  /// end one.
+  std::vector<Region> findRegions(const Graph &G, const StepFinder &Steps,
                                   llvm::ArrayRef<Phase> Phases,
+                                  std::vector<std::vector<TaskId>> &Tasks,
                                   uint64_t &Breaks) const {
     std::vector<LayerId> Match;
     if (!O.Within.empty())
       Match = nearestMatchingLayers(G, O.Within);
-    std::vector<Region> Out;
-    for (LaneId L = 0; L != G.numLanes(); ++L) {
-      if (G.lane(L).Kind != LaneKind::CpuThread)
-        continue;
-      bool Open = false;
+    // Each CPU thread's walk: where its open run is, and its runs so far.
+    struct Walk {
+      bool Cpu = false, Open = false;
       uint64_t OpenKey = 0;
       StepKey OpenStep{INT32_MIN, INT64_MIN};
       // Which run of this thread and step a region is: the k-th run of a
       // step replays the same graph as the k-th run of every other step.
       uint64_t Ordinal = 0;
-      for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
-        const Task &Tk = G.task(T);
-        bool In = Phases.empty() || llvm::is_contained(Phases, Tk.Phase);
-        uint64_t Key = 0;
-        if (!O.Within.empty()) {
-          LayerId M = Tk.Layer == NoId ? NoId : Match[Tk.Layer];
-          In = In && M != NoId;
-          Key = M;
-        }
-        if (In && Tk.Kind == TaskKind::Sync) {
-          ++Breaks;
-          In = false;
-        }
-        if (!In) {
-          Open = false;
-          continue;
-        }
-        StepKey Step = Work.stepOf(G, T);
-        if (!Open || Key != OpenKey || Step != OpenStep) {
-          Ordinal = Step != OpenStep ? 0 : Ordinal + 1;
-          Out.push_back(Region{GraphKey{Key, L, Ordinal}, {}});
-          Open = true;
-          OpenKey = Key;
-          OpenStep = Step;
-        }
-        Out.back().Cpu.push_back(T);
+      StepFinder::Span Span{{}, 0, 0}; // empty: the first task searches
+      std::vector<std::pair<GraphKey, size_t>> Starts;
+    };
+    std::vector<Walk> Walks(G.numLanes());
+    for (LaneId L = 0; L != G.numLanes(); ++L)
+      Walks[L].Cpu = G.lane(L).Kind == LaneKind::CpuThread;
+    Tasks.assign(G.numLanes(), {});
+    G.forEachInLaneOrder([&](TaskId T) {
+      const Task &Tk = G.task(T);
+      Walk &W = Walks[Tk.Lane];
+      if (!W.Cpu)
+        return;
+      bool In = Phases.empty() || llvm::is_contained(Phases, Tk.Phase);
+      uint64_t Key = 0;
+      if (!O.Within.empty()) {
+        LayerId M = Tk.Layer == NoId ? NoId : Match[Tk.Layer];
+        In = In && M != NoId;
+        Key = M;
+      }
+      if (In && Tk.Kind == TaskKind::Sync) {
+        ++Breaks;
+        In = false;
+      }
+      if (!In) {
+        W.Open = false;
+        return;
+      }
+      if (!W.Span.contains(Tk.StartNs))
+        W.Span = Steps.spanOf(G, T);
+      const StepKey Step = W.Span.Key;
+      std::vector<TaskId> &Mine = Tasks[Tk.Lane];
+      if (!W.Open || Key != W.OpenKey || Step != W.OpenStep) {
+        W.Ordinal = Step != W.OpenStep ? 0 : W.Ordinal + 1;
+        W.Starts.push_back({GraphKey{Key, Tk.Lane, W.Ordinal}, Mine.size()});
+        W.Open = true;
+        W.OpenKey = Key;
+        W.OpenStep = Step;
+      }
+      Mine.push_back(T);
+    });
+    std::vector<Region> Out;
+    for (LaneId L = 0; L != G.numLanes(); ++L) {
+      llvm::ArrayRef<TaskId> Mine = Tasks[L];
+      const auto &Starts = Walks[L].Starts;
+      for (size_t I = 0; I != Starts.size(); ++I) {
+        size_t End =
+            I + 1 != Starts.size() ? Starts[I + 1].second : Mine.size();
+        Out.push_back(
+            Region{Starts[I].first,
+                   Mine.slice(Starts[I].second, End - Starts[I].second)});
       }
     }
     return Out;
@@ -285,6 +314,8 @@ private:
                    MemoryIndex &Memory,
                    std::map<std::pair<GraphKey, int32_t>, Pool> &Pools) {
     const MemoryEventFacts &Facts = Memory.facts();
+    if (Facts.Owner.empty())
+      return; // no memory events
     llvm::DenseMap<TaskId, bool> InRegion;
     for (TaskId T : R.Cpu)
       InRegion[T] = true;

@@ -59,7 +59,7 @@ llvm::ArrayRef<size_t> MemoryIndex::ownedBy(TaskId T) const {
 }
 
 StepWork::StepWork(const Graph &G, unsigned Parts)
-    : LaunchedBy(G.numTaskSlots(), NoId) {
+    : LaunchedBy(G.numTaskSlots(), NoId), Steps(G) {
   for (const Edge &E : G.edgeSlots())
     if (E.Kind == EdgeKind::Launch && G.isLive(E))
       LaunchedBy[E.Dst] = E.Src;
@@ -76,12 +76,11 @@ StepWork::StepWork(const Graph &G, unsigned Parts)
       if (LaunchedBy[T] != NoId)
         LaunchList[Fill[LaunchedBy[T]]++] = T;
   }
-  indexIterations(G);
   if (Parts & Timelines)
     buildTimelines(G);
 }
 
-void StepWork::indexIterations(const Graph &G) {
+StepFinder::StepFinder(const Graph &G) {
   std::map<int32_t, Starts> ByRank;
   for (size_t I = 0; I != G.iterations().size(); ++I)
     ByRank[G.iterations()[I].Rank].push_back(
@@ -102,14 +101,17 @@ void StepWork::indexIterations(const Graph &G) {
   }
 }
 
-StepKey StepWork::stepOf(const Graph &G, TaskId T) const {
-  if (T < LaunchedBy.size() && LaunchedBy[T] != NoId)
-    T = LaunchedBy[T];
+StepFinder::Span StepFinder::spanOf(const Graph &G, TaskId T) const {
   const Task &Tk = G.task(T);
   const Starts &Its = RankStarts[LaneStarts[Tk.Lane]];
   auto At = std::upper_bound(Its.begin(), Its.end(),
                              std::make_pair(Tk.StartNs, INT64_MAX));
-  return {G.lane(Tk.Lane).Rank, At == Its.begin() ? -1 : std::prev(At)->second};
+  Span S;
+  S.Key = {G.lane(Tk.Lane).Rank,
+           At == Its.begin() ? -1 : std::prev(At)->second};
+  S.From = At == Its.begin() ? INT64_MIN : std::prev(At)->first;
+  S.To = At == Its.end() ? INT64_MAX : At->first;
+  return S;
 }
 
 // Each step's forward and backward GPU work, counted, then filled, then put

@@ -31,6 +31,33 @@ namespace recompute {
 /// first iteration).
 using StepKey = std::pair<int32_t, int64_t>;
 
+/// The step a task on a lane belongs to: the last iteration of its lane's
+/// rank (or of the whole job) starting at or before it. A search among the
+/// rank's iterations, not a task-sized array: passes ask it of a fraction
+/// of the tasks, and at 10^7 tasks fresh memory costs more than searching.
+class StepFinder {
+public:
+  explicit StepFinder(const Graph &G);
+  /// The step of \p T by its own lane and start.
+  StepKey stepOf(const Graph &G, TaskId T) const { return spanOf(G, T).Key; }
+  /// The same, with the times [From, To) in which any task on \p T's lane
+  /// has that step: a walk along a lane searches again only past them.
+  struct Span {
+    StepKey Key;
+    int64_t From, To;
+    bool contains(int64_t Time) const { return Time >= From && Time < To; }
+  };
+  Span spanOf(const Graph &G, TaskId T) const;
+
+private:
+  /// (start, iteration index) in time order.
+  using Starts = std::vector<std::pair<int64_t, int64_t>>;
+  /// Each lane's rank's iterations and the job's, as an index into
+  /// RankStarts.
+  std::vector<uint32_t> LaneStarts;
+  std::vector<Starts> RankStarts;
+};
+
 /// Who launched what, and each step's forward and backward GPU work in
 /// recorded time order, with running sums of their durations.
 class StepWork {
@@ -46,12 +73,13 @@ public:
   };
   explicit StepWork(const Graph &G, unsigned Parts = All);
 
-  /// The step a CPU task, or the GPU work it launched, belongs to: the last
-  /// iteration of its lane's rank (or of the whole job) starting at or
-  /// before it, for GPU work at or before its launch. For tasks that
-  /// existed when this was built. A search among the rank's iterations,
-  /// not a task-sized array: passes ask it of a fraction of the tasks.
-  StepKey stepOf(const Graph &G, TaskId T) const;
+  /// The step a CPU task, or the GPU work it launched, belongs to
+  /// (StepFinder; GPU work by its launch). For tasks that existed when
+  /// this was built.
+  StepKey stepOf(const Graph &G, TaskId T) const {
+    return Steps.stepOf(
+        G, T < LaunchedBy.size() && LaunchedBy[T] != NoId ? LaunchedBy[T] : T);
+  }
   /// The task that launched GPU task \p T, NoId if none.
   TaskId launcher(TaskId T) const { return LaunchedBy[T]; }
   /// The GPU tasks \p T launched, in id order.
@@ -66,19 +94,13 @@ public:
   const Timeline *backward(StepKey K) const;
 
 private:
-  /// (start, iteration index) in time order.
-  using Starts = std::vector<std::pair<int64_t, int64_t>>;
-  void indexIterations(const Graph &G);
   void buildTimelines(const Graph &G);
   const Timeline *find(const std::vector<Timeline> &In, StepKey K) const;
 
   std::vector<TaskId> LaunchedBy;
   std::vector<uint32_t> LaunchBegin;
   std::vector<TaskId> LaunchList;
-  /// Each lane's rank's iterations and the job's, as an index into
-  /// RankStarts.
-  std::vector<uint32_t> LaneStarts;
-  std::vector<Starts> RankStarts;
+  StepFinder Steps;
   /// The steps' timelines, by the index IndexOf gives.
   std::map<StepKey, uint32_t> IndexOf;
   std::vector<Timeline> Forward, Backward;

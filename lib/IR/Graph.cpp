@@ -140,13 +140,20 @@ void Graph::dropNewTasks(TaskId First) {
 }
 
 void Graph::buildLinks() const {
-  // Eight bytes a task of fresh memory, prefaulted (FreshMemory.h).
-  resizeFresh(Prev, Tasks.size(), NoId);
-  resizeFresh(Next, Tasks.size(), NoId);
+  // Eight bytes a task of fresh memory, prefaulted (FreshMemory.h), and
+  // every slot written once by the loop, not filled first.
+  const size_t N = Tasks.size();
+  Prev.clear();
+  Next.clear();
+  resizeFresh(Prev, N, TaskId(0));
+  resizeFresh(Next, N, TaskId(0));
   std::vector<TaskId> Tail(Lanes.size(), NoId);
-  for (TaskId T = 0, E = Tasks.size(); T != E; ++T) {
-    if (Dead[T])
+  for (TaskId T = 0; T != N; ++T) {
+    Next[T] = NoId;
+    if (Dead[T]) {
+      Prev[T] = NoId;
       continue;
+    }
     TaskId &Last = Tail[Tasks[T].Lane];
     Prev[T] = Last;
     if (Last != NoId)
@@ -175,12 +182,37 @@ TaskId Graph::insertTaskBefore(TaskId Pos, const Task &T) {
 }
 
 void Graph::removeTask(TaskId T) {
-  ensureLinks();
   if (Dead[T])
     return;
+  // While links are pending, a lane's list is its live tasks in slot order,
+  // so a task inside it goes by being marked dead; only a lane's first or
+  // last task needs the links, to find the one that takes its place.
+  const LaneId L = Tasks[T].Lane;
+  if (LinksPending && T != LaneHead[L] && T != LaneTail[L]) {
+    Dead[T] = true;
+    ++NumDead;
+    return;
+  }
+  ensureLinks();
   unlink(T);
   Dead[T] = true;
   ++NumDead;
+}
+
+void Graph::removeRunAfter(TaskId Head, llvm::ArrayRef<TaskId> Run) {
+  if (!LinksPending || Run.empty()) {
+    for (TaskId T : Run)
+      removeTask(T);
+    return;
+  }
+  const LaneId L = Tasks[Head].Lane;
+  for (TaskId T : Run) {
+    assert(!Dead[T] && Tasks[T].Lane == L && T > Head && "not a run");
+    Dead[T] = true;
+  }
+  NumDead += Run.size();
+  if (LaneTail[L] == Run.back())
+    LaneTail[L] = Head;
 }
 
 void Graph::removeLaneTasks(LaneId L) {

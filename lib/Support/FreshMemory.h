@@ -70,9 +70,12 @@ inline void dropFilePages(const void *Begin, const void *End) {
 #endif
 }
 
-/// V.resize(N, X), prefaulted where V's capacity already holds N (a reader
-/// reserves first) and the slots past its size are fresh memory.
+/// V.resize(N, X), the slots past its size faulted in at once. An empty
+/// vector's room is reserved first, so that it too is fresh memory (with
+/// elements, reserving would copy them).
 template <class T> void resizeFresh(std::vector<T> &V, size_t N, T X) {
+  if (V.empty())
+    V.reserve(N);
   if (N > V.size() && V.capacity() >= N)
     prefault(V.data() + V.size(), V.data() + N);
   V.resize(N, X);

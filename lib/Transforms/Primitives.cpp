@@ -78,13 +78,20 @@ public:
   std::vector<TaskId> freeze() {
     std::vector<TaskId> Members;
     Members.reserve(Count);
-    Rank.resize(Bits.size());
-    for (size_t W = 0; W != Bits.size(); ++W) {
-      Rank[W] = uint32_t(Members.size());
+    for (size_t W = 0; W != Bits.size(); ++W)
       for (uint64_t B = Bits[W]; B; B &= B - 1)
         Members.push_back(TaskId(W * 64 + llvm::countTrailingZeros(B)));
-    }
+    numberMembers();
     return Members;
+  }
+  /// Numbers the members (index()) without listing them.
+  void numberMembers() {
+    Rank.resize(Bits.size());
+    uint32_t Before = 0;
+    for (size_t W = 0; W != Bits.size(); ++W) {
+      Rank[W] = Before;
+      Before += llvm::countPopulation(Bits[W]);
+    }
   }
   /// The number of \p T, or NoId if it is not in the set.
   uint32_t index(TaskId T) const {
@@ -270,6 +277,82 @@ void dd::removeTasks(Graph &G, llvm::ArrayRef<TaskId> Tasks) {
       G.task(LaneNext).GapNs += G.task(T).GapNs;
     G.removeTask(T);
   }
+}
+
+/// The task after each run on its lane (NoId: the run ends the lane). A
+/// graph whose lane links are still pending (lanesFollowSlotOrder()) is
+/// swept once in slot order instead of building them: eight bytes a task
+/// of fresh memory cost more than the sweep.
+static void findTasksAfter(const Graph &G, llvm::ArrayRef<LaneRun> Runs,
+                           std::vector<TaskId> &After) {
+  After.assign(Runs.size(), NoId);
+  if (!G.lanesFollowSlotOrder()) {
+    for (size_t I = 0; I != Runs.size(); ++I)
+      After[I] = G.nextOnLane(Runs[I].Tasks.back());
+    return;
+  }
+  // Each run's last task, and which run it ends.
+  TaskSet Ends(G.numTaskSlots());
+  for (const LaneRun &R : Runs)
+    Ends.insert(R.Tasks.back());
+  Ends.numberMembers();
+  std::vector<uint32_t> EndOf(Ends.size(), NoId);
+  for (size_t I = 0; I != Runs.size(); ++I)
+    EndOf[Ends.index(Runs[I].Tasks.back())] = uint32_t(I);
+  // The next task visited on a lane after a run's last is the one after it.
+  std::vector<uint32_t> Waiting(G.numLanes(), NoId);
+  for (TaskId T : G.liveTasks()) {
+    uint32_t &W = Waiting[G.task(T).Lane];
+    if (W != NoId) {
+      After[W] = T;
+      W = NoId;
+    }
+    if (uint32_t E = Ends.index(T); E != NoId)
+      W = EndOf[E];
+  }
+}
+
+void dd::collapseRuns(Graph &G, llvm::ArrayRef<LaneRun> Runs) {
+  TaskSet Members(G.numTaskSlots());
+  for (const LaneRun &R : Runs) {
+    llvm::ArrayRef<TaskId> Run = R.Tasks;
+    assert(!Run.empty() && "an empty run");
+    G.task(Run.front()).DurationNs = R.DurationNs;
+    for (size_t K = 1; K != Run.size(); ++K) {
+      assert((G.lanesFollowSlotOrder() ? Run[K] > Run[K - 1]
+                                       : G.prevOnLane(Run[K]) == Run[K - 1]) &&
+             "a run with a hole");
+      Members.insert(Run[K]);
+    }
+  }
+  if (Members.size() == 0)
+    return;
+  Members.numberMembers();
+  // Each member's run, and each run's head and the task after it.
+  std::vector<uint32_t> RunOf(Members.size());
+  std::vector<TaskId> Head(Runs.size()), After;
+  for (size_t I = 0; I != Runs.size(); ++I) {
+    llvm::ArrayRef<TaskId> Run = Runs[I].Tasks;
+    Head[I] = Run.front();
+    for (TaskId X : Run.drop_front())
+      RunOf[Members.index(X)] = uint32_t(I);
+  }
+  findTasksAfter(G, Runs, After);
+  for (Edge &E : G.edgeSlotsMut()) {
+    if (!(Members.contains(E.Src) || Members.contains(E.Dst)) || !G.isLive(E))
+      continue;
+    uint32_t S = Members.index(E.Src), D = Members.index(E.Dst);
+    if (S != NoId && D != NoId && RunOf[S] == RunOf[D])
+      continue; // inside a run: it goes with the run
+    TaskId Src = S == NoId ? E.Src : Head[RunOf[S]];
+    TaskId Dst = D == NoId ? E.Dst : After[RunOf[D]];
+    if (Dst == NoId || Src == Dst)
+      continue; // left on a member, it goes too
+    E.Src = Src;
+    E.Dst = Dst;
+  }
+  for (const LaneRun &R : Runs)
+    G.removeRunAfter(R.Tasks.front(), R.Tasks.drop_front());
 }
 
 LaneId dd::findOrAddLane(Graph &G, LaneKind Kind, llvm::StringRef Name,

@@ -241,8 +241,15 @@ TEST(GraphTest, LinksBuiltWhenFirstNeededAreTheSame) {
     EXPECT_TRUE(Lazy.lanesFollowSlotOrder());
     EXPECT_FALSE(Eager.lanesFollowSlotOrder());
     for (unsigned Step = 0, Steps = Pick(6); Step != Steps; ++Step) {
-      const unsigned What = Pick(5);
+      const unsigned What = Pick(6);
       const TaskId T = Pick(Eager.numTaskSlots());
+      // Up to three tasks after T on its lane (asked of the eager graph,
+      // whose links exist already).
+      std::vector<TaskId> Run;
+      if (Eager.isLive(T))
+        for (TaskId N = Eager.nextOnLane(T); N != NoId && Run.size() != 3;
+             N = Eager.nextOnLane(N))
+          Run.push_back(N);
       for (Graph *G : {&Eager, &Lazy}) {
         if (!G->isLive(T))
           continue;
@@ -259,10 +266,20 @@ TEST(GraphTest, LinksBuiltWhenFirstNeededAreTheSame) {
         case 3:
           G->moveTask(T, (G->task(T).Lane + 1) % 4);
           break;
+        case 4:
+          G->removeRunAfter(T, Run);
+          break;
         default:
           G->addTask(Tasks[Step % Tasks.size()]);
         }
       }
+    }
+    // The walk in lane order sees each lane's list, links built or not.
+    for (Graph *G : {&Eager, &Lazy}) {
+      std::vector<std::vector<TaskId>> Walked(4);
+      G->forEachInLaneOrder(
+          [&](TaskId T) { Walked[G->task(T).Lane].push_back(T); });
+      EXPECT_EQ(Walked, laneLists(Eager));
     }
     EXPECT_EQ(laneLists(Lazy), laneLists(Eager));
     EXPECT_FALSE(Lazy.lanesFollowSlotOrder());

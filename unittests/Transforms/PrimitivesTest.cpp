@@ -2,6 +2,7 @@
 
 #include "daydream/Transforms/Primitives.h"
 #include "../IR/GraphBuilder.h"
+#include "daydream/IR/GraphBuilder.h"
 #include "daydream/IR/Verifier.h"
 
 #include "gtest/gtest.h"
@@ -87,6 +88,74 @@ TEST(PrimitivesTest, RemoveWholeLaneRun) {
   // kind of the edge into v is kept).
   EXPECT_EQ(liveEdges(G), (EdgeSet{{U, V, EdgeKind::Sync}}));
   EXPECT_EQ(G.laneHead(B), NoId);
+}
+
+// Lane c: h, m1, m2, a; h launches k2 and m1 launches k1; x waits on the
+// stream's k0 and m2 waits on x; m2 holds up y. Collapsed into h: h launches
+// both kernels, x now holds up a (the task after the run), y waits for h,
+// and m1's edge to m2 goes with them. The same with the lane links built
+// and pending (a graph as read from a file).
+TEST(PrimitivesTest, CollapseRunsIntoHead) {
+  for (bool Pending : {false, true}) {
+    SCOPED_TRACE(Pending ? "links pending" : "links built");
+    Graph G;
+    LaneId C = addLane(G, "c"), K = addLane(G, "k", LaneKind::GpuStream),
+           A = addLane(G, "a");
+    std::vector<Task> Ts;
+    auto Add = [&](LaneId L, int64_t Start) {
+      Task T;
+      T.Name = G.intern("t");
+      T.Lane = L;
+      T.StartNs = Start;
+      T.DurationNs = 1;
+      Ts.push_back(T);
+      return TaskId(Ts.size() - 1);
+    };
+    TaskId H = Add(C, 0), K1 = Add(K, 1), M1 = Add(C, 2), K2 = Add(K, 3),
+           X = Add(A, 3), M2 = Add(C, 4), Y = Add(A, 5), After = Add(C, 6);
+    if (Pending) {
+      ASSERT_EQ(GraphBuilder(G).appendTasks(Ts), NoId);
+      ASSERT_TRUE(G.lanesFollowSlotOrder());
+    } else {
+      for (const Task &T : Ts)
+        G.addTask(T);
+    }
+    G.addEdge(H, K2, EdgeKind::Launch);
+    G.addEdge(M1, K1, EdgeKind::Launch);
+    G.addEdge(M1, M2, EdgeKind::Data);
+    G.addEdge(X, M2, EdgeKind::Sync);
+    G.addEdge(M2, Y, EdgeKind::Data);
+    std::vector<TaskId> Run = {H, M1, M2};
+    collapseRuns(G, {LaneRun{Run, 7}});
+    EXPECT_EQ(liveEdges(G), (EdgeSet{{H, K2, EdgeKind::Launch},
+                                     {H, K1, EdgeKind::Launch},
+                                     {X, After, EdgeKind::Sync},
+                                     {H, Y, EdgeKind::Data}}));
+    EXPECT_EQ(G.task(H).DurationNs, 7);
+    EXPECT_EQ(G.numTasks(), 6u);
+    EXPECT_EQ(G.nextOnLane(H), After);
+    EXPECT_EQ(G.prevOnLane(After), H);
+    EXPECT_FALSE(bool(verifyGraph(G)));
+  }
+}
+
+// A run that ends its lane leaves the head as the lane's last task.
+TEST(PrimitivesTest, CollapseRunAtLaneEnd) {
+  Graph G;
+  LaneId C = addLane(G, "c");
+  std::vector<Task> Ts(3);
+  for (size_t I = 0; I != Ts.size(); ++I) {
+    Ts[I].Name = G.intern("t");
+    Ts[I].Lane = C;
+    Ts[I].StartNs = int64_t(I);
+  }
+  ASSERT_EQ(GraphBuilder(G).appendTasks(Ts), NoId);
+  std::vector<TaskId> Run = {0, 1, 2};
+  collapseRuns(G, {LaneRun{Run, 5}});
+  EXPECT_TRUE(G.lanesFollowSlotOrder()); // no links were needed
+  EXPECT_EQ(G.laneTail(C), 0u);
+  EXPECT_EQ(G.nextOnLane(0), NoId);
+  EXPECT_EQ(G.numTasks(), 1u);
 }
 
 TEST(PrimitivesTest, RemoveNothingIsNoop) {

@@ -149,10 +149,16 @@ public:
   /// Inserts \p T on the lane of \p Pos, just after (or before) it.
   TaskId insertTaskAfter(TaskId Pos, const Task &T);
   TaskId insertTaskBefore(TaskId Pos, const Task &T);
-  /// Marks \p T dead and unlinks it from its lane. Its edges die with it;
+  /// Marks \p T dead and unlinks it from its lane (O(1); while the lane
+  /// links are pending, without building them unless \p T is its lane's
+  /// first or last task). Its edges die with it;
   /// keeping the ordering constraints through it is the job of the
   /// removeTasks() primitive (Transforms/Primitives.h).
   void removeTask(TaskId T);
+  /// Removes \p Run, the tasks that follow \p Head on its lane one after
+  /// another, as removeTask() would; O(1) each, without building pending
+  /// lane links even when the run ends its lane.
+  void removeRunAfter(TaskId Head, llvm::ArrayRef<TaskId> Run);
   /// Removes every task of lane \p L at once (the lane stays, empty).
   void removeLaneTasks(LaneId L);
   /// Moves \p T to the end of lane \p L (or after \p After on that lane).
@@ -176,7 +182,20 @@ public:
       buildLinks();
     return Prev[T];
   }
-  /// Whether every lane's list is known to be its tasks in increasing ids,
+  /// Calls \p Visit(T) for every live task, each lane's in lane order:
+  /// one sweep in slot order, the lanes interleaved, where lanes follow
+  /// slot order (no links are built), else lane after lane.
+  template <class Fn> void forEachInLaneOrder(Fn Visit) const {
+    if (LinksPending) {
+      for (TaskId T : liveTasks())
+        Visit(T);
+      return;
+    }
+    for (LaneId L = 0; L != Lanes.size(); ++L)
+      for (TaskId T = LaneHead[L]; T != NoId; T = Next[T])
+        Visit(T);
+  }
+  /// Whether every lane's list is known to be its live tasks in increasing ids,
   /// without looking: true for a graph as read from a file, whose lane
   /// links are then not even built until something asks for one (the
   /// sweeps over slot order do not need them), and after permuteTasks().

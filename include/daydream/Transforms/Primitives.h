@@ -107,6 +107,25 @@ private:
 /// mergeTasks() on groups stored flat; the same merge.
 void mergeTasks(Graph &G, const MergeGroupList &Groups);
 
+/// Consecutive tasks on one lane, viewed where the caller keeps them, and
+/// the duration of what they become.
+struct LaneRun {
+  llvm::ArrayRef<TaskId> Tasks;
+  int64_t DurationNs = 0;
+};
+
+/// Collapses each run into its first task (its head), for CPU work that
+/// stops being run call by call (a CUDA graph's replay): the head gets the
+/// run's duration, the others go
+/// with their gaps, the edges that left them leave from the head, and the
+/// edges that entered them from outside the run enter the task after the
+/// run on the lane (and go with the run if it was the lane's last).
+/// Unlike removeTasks(), a predecessor of the run is not ordered before the
+/// run's own successors (the GPU work it launched): they now wait for the
+/// head alone. Each edge made stands for a path of the graph before, so
+/// no cycle is made. One pass over the edges, in place: no edge is added.
+void collapseRuns(Graph &G, llvm::ArrayRef<LaneRun> Runs);
+
 } // namespace dd
 
 #endif // DAYDREAM_TRANSFORMS_PRIMITIVES_H
