@@ -91,26 +91,26 @@ public:
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
     std::vector<LayerId> Match = nearestMatchingLayers(G, O.Layers);
-    StepWork Work(G);
-    std::vector<Segment> Segments = findForwardSegments(G, Match, Work);
+    StepWork Work(G, StepWork::Timelines);
+    std::vector<Segment> Segments =
+        findForwardSegments(G, Match, Work, size_t(O.Every));
     if (Segments.empty()) {
       AM.warning("layers=" + O.Layers +
                  " matches no forward task on a CPU thread: nothing to "
                  "checkpoint");
       return PreservedAnalyses::all();
     }
-    keepEvery(Segments, size_t(O.Every));
     // Memory facts are taken before any task is added: they name the
     // recorded tasks each event moves with.
     MemoryEventFacts Facts = analyzeMemoryEvents(G);
     MemoryIndex Memory(G, Facts);
-    // Room for every copy at once, where the graph owns its arrays:
-    // growing ten million tasks' arrays step by step costs more than the
-    // copies.
+    // Room for every copy at once, faulted in at once: growing ten million
+    // tasks' arrays step by step, a page fault every 4 KiB, costs more
+    // than the copies.
     size_t Copies = 0;
     for (const Segment &S : Segments)
       Copies += S.Cpu.size() + S.Gpu.size();
-    G.reserve(G.numTaskSlots() + Copies, G.edgeSlots().size() + Copies);
+    G.reserveFresh(Copies, Copies);
     RecomputeStats Stats;
     for (const Segment &S : Segments)
       recomputeSegment(G, Work, S, Memory, Stats);

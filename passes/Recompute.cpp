@@ -10,10 +10,12 @@
 
 #include "daydream/Analysis/MemoryBreakdown.h"
 #include "daydream/IR/Graph.h"
+#include "daydream/IR/TaskSet.h"
 
 #include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
+#include <tuple>
 
 using namespace dd;
 using namespace dd::recompute;
@@ -58,24 +60,11 @@ llvm::ArrayRef<size_t> MemoryIndex::ownedBy(TaskId T) const {
                                               Begin[T + 1] - Begin[T]);
 }
 
-StepWork::StepWork(const Graph &G, unsigned Parts)
+StepWork::StepWork(const Graph &G, Part Parts)
     : LaunchedBy(G.numTaskSlots(), NoId), Steps(G) {
   for (const Edge &E : G.edgeSlots())
     if (E.Kind == EdgeKind::Launch && G.isLive(E))
       LaunchedBy[E.Dst] = E.Src;
-  if (Parts & LaunchLists) {
-    LaunchBegin.assign(G.numTaskSlots() + 1, 0);
-    for (TaskId L : LaunchedBy)
-      if (L != NoId)
-        ++LaunchBegin[L + 1];
-    for (size_t T = 0; T != G.numTaskSlots(); ++T)
-      LaunchBegin[T + 1] += LaunchBegin[T];
-    LaunchList.resize(LaunchBegin.back());
-    std::vector<uint32_t> Fill(LaunchBegin.begin(), LaunchBegin.end() - 1);
-    for (TaskId T = 0; T != G.numTaskSlots(); ++T)
-      if (LaunchedBy[T] != NoId)
-        LaunchList[Fill[LaunchedBy[T]]++] = T;
-  }
   if (Parts & Timelines)
     buildTimelines(G);
 }
@@ -114,45 +103,40 @@ StepFinder::Span StepFinder::spanOf(const Graph &G, TaskId T) const {
   return S;
 }
 
-// Each step's forward and backward GPU work, counted, then filled, then put
-// in time order (mostly there already: a stream runs in order).
+// Each step's forward and backward GPU work, found in one sweep, then
+// grouped by step (a counting sort) and put in time order (mostly there
+// already: a stream runs in order).
 void StepWork::buildTimelines(const Graph &G) {
-  auto Side = [&](const Task &Tk) -> int {
-    if (!isComputeWork(Tk.Kind))
-      return -1;
-    return Tk.Phase == Phase::Forward    ? 0
-           : Tk.Phase == Phase::Backward ? 1
-                                         : -1;
-  };
   // Consecutive tasks are mostly of one step: remember the last one's.
   StepKey LastKey{INT32_MIN, INT64_MIN};
   uint32_t LastIndex = 0;
-  auto IndexOfStep = [&](TaskId T) {
+  // (step index * 2 + side, task); side 1 is backward.
+  std::vector<std::pair<uint32_t, TaskId>> Found;
+  for (TaskId T : G.liveTasks()) {
+    const Task &Tk = G.task(T);
+    if (!isComputeWork(Tk.Kind) ||
+        (Tk.Phase != Phase::Forward && Tk.Phase != Phase::Backward))
+      continue;
     StepKey K = stepOf(G, T);
     if (K != LastKey) {
       LastKey = K;
       LastIndex =
           IndexOf.try_emplace(K, uint32_t(IndexOf.size())).first->second;
     }
-    return LastIndex;
-  };
-  std::vector<uint32_t> Count[2];
-  for (TaskId T : G.liveTasks())
-    if (int S = Side(G.task(T)); S >= 0) {
-      uint32_t I = IndexOfStep(T);
-      if (Count[S].size() <= I)
-        Count[S].resize(I + 1, 0);
-      ++Count[S][I];
-    }
+    Found.push_back({LastIndex * 2 + (Tk.Phase == Phase::Backward), T});
+  }
   Forward.resize(IndexOf.size());
   Backward.resize(IndexOf.size());
-  for (size_t K = 0; K != Count[0].size(); ++K)
-    Forward[K].Tasks.reserve(Count[0][K]);
-  for (size_t K = 0; K != Count[1].size(); ++K)
-    Backward[K].Tasks.reserve(Count[1][K]);
-  for (TaskId T : G.liveTasks())
-    if (int S = Side(G.task(T)); S >= 0)
-      (S ? Backward : Forward)[IndexOfStep(T)].Tasks.push_back(T);
+  auto Side = [&](uint32_t Key) -> Timeline & {
+    return (Key & 1 ? Backward : Forward)[Key / 2];
+  };
+  std::vector<uint32_t> Count(2 * IndexOf.size(), 0);
+  for (const auto &F : Found)
+    ++Count[F.first];
+  for (uint32_t Key = 0; Key != Count.size(); ++Key)
+    Side(Key).Tasks.reserve(Count[Key]);
+  for (const auto &F : Found)
+    Side(F.first).Tasks.push_back(F.second);
   auto Earlier = [&](TaskId A, TaskId B) {
     return G.task(A).StartNs < G.task(B).StartNs;
   };
@@ -165,12 +149,6 @@ void StepWork::buildTimelines(const Graph &G) {
       for (size_t I = 0; I != L.Tasks.size(); ++I)
         L.Before[I + 1] = L.Before[I] + G.task(L.Tasks[I]).DurationNs;
     }
-}
-
-llvm::ArrayRef<TaskId> StepWork::launched(TaskId T) const {
-  assert(!LaunchBegin.empty() && "built without LaunchLists");
-  return llvm::ArrayRef<TaskId>(LaunchList)
-      .slice(LaunchBegin[T], LaunchBegin[T + 1] - LaunchBegin[T]);
 }
 
 const StepWork::Timeline *StepWork::find(const std::vector<Timeline> &In,
@@ -188,9 +166,13 @@ const StepWork::Timeline *StepWork::backward(StepKey K) const {
   return find(Backward, K);
 }
 
-std::vector<Segment> dd::recompute::findForwardSegments(
-    const Graph &G, llvm::ArrayRef<LayerId> Match, const StepWork &Work) {
+std::vector<Segment>
+dd::recompute::findForwardSegments(const Graph &G,
+                                   llvm::ArrayRef<LayerId> Match,
+                                   const StepWork &Work, size_t Every) {
   std::vector<Segment> Out;
+  std::map<StepKey, size_t> Seen;
+  bool Keep = false; // whether the open segment is one kept
   for (LaneId L = 0; L != G.numLanes(); ++L) {
     if (G.lane(L).Kind != LaneKind::CpuThread)
       continue;
@@ -205,32 +187,56 @@ std::vector<Segment> dd::recompute::findForwardSegments(
         continue;
       }
       if (M != Open) {
-        Out.emplace_back();
-        Out.back().Step = Work.stepOf(G, T);
+        StepKey Step = Work.stepOf(G, T);
+        Keep = Seen[Step]++ % Every == 0;
+        if (Keep) {
+          Out.emplace_back();
+          Out.back().Step = Step;
+        }
         Open = M;
       }
-      Out.back().Cpu.push_back(T);
+      if (Keep)
+        Out.back().Cpu.push_back(T);
     }
   }
-  for (Segment &S : Out) {
+  // The GPU work each kept CPU task launched: one sweep over the launch
+  // edges, each launcher found by its (segment, place in it), kept by its
+  // number in a TaskSet (a hash map of millions of tasks costs more than
+  // the rest of this).
+  TaskSet Kept(G.numTaskSlots());
+  for (const Segment &S : Out)
     for (TaskId T : S.Cpu)
-      for (TaskId K : Work.launched(T))
-        if (G.isLive(K) && isComputeWork(G.task(K).Kind))
-          S.Gpu.push_back(K);
-    std::stable_sort(S.Gpu.begin(), S.Gpu.end(), [&](TaskId A, TaskId B) {
-      return G.task(A).StartNs < G.task(B).StartNs;
-    });
+      Kept.insert(T);
+  Kept.numberMembers();
+  std::vector<std::pair<uint32_t, uint32_t>> Place(Kept.size());
+  for (uint32_t I = 0; I != Out.size(); ++I)
+    for (uint32_t J = 0; J != Out[I].Cpu.size(); ++J)
+      Place[Kept.index(Out[I].Cpu[J])] = {I, J};
+  // (start, launcher's place, kernel) per segment; then in time order, ties
+  // in launch order.
+  std::vector<std::vector<std::tuple<int64_t, uint32_t, TaskId>>> Launched(
+      Out.size());
+  for (const Edge &E : G.edgeSlots()) {
+    // A kernel launched twice over counts once, for its launcher().
+    if (E.Kind != EdgeKind::Launch || Work.launcher(E.Dst) != E.Src ||
+        !G.isLive(E) || !isComputeWork(G.task(E.Dst).Kind))
+      continue;
+    if (uint32_t K = Kept.index(E.Src); K != NoId)
+      Launched[Place[K].first].push_back(
+          {G.task(E.Dst).StartNs, Place[K].second, E.Dst});
+  }
+  for (uint32_t I = 0; I != Out.size(); ++I) {
+    auto &Ks = Launched[I];
+    if (!std::is_sorted(Ks.begin(), Ks.end()))
+      std::sort(Ks.begin(), Ks.end());
+    Out[I].Gpu.reserve(Ks.size());
+    Out[I].GpuLauncher.reserve(Ks.size());
+    for (const auto &K : Ks) {
+      Out[I].Gpu.push_back(std::get<2>(K));
+      Out[I].GpuLauncher.push_back(std::get<1>(K));
+    }
   }
   return Out;
-}
-
-void dd::recompute::keepEvery(std::vector<Segment> &Segments, size_t Every) {
-  std::map<StepKey, size_t> Seen;
-  std::vector<Segment> Kept;
-  for (Segment &S : Segments)
-    if (Seen[S.Step]++ % Every == 0)
-      Kept.push_back(std::move(S));
-  Segments = std::move(Kept);
 }
 
 namespace {
@@ -286,15 +292,12 @@ void dd::recompute::recomputeSegment(Graph &G, const StepWork &Work,
     ++Stats.NoBackward;
     return;
   }
-  llvm::DenseMap<TaskId, TaskId> Copy;
-  for (TaskId T : S.Cpu)
-    Copy[T] = copyBefore(G, T, AnchorCpu);
-  for (TaskId K : S.Gpu) {
-    TaskId C = copyBefore(G, K, AnchorGpu);
-    auto L = Copy.find(Work.launcher(K));
-    if (L != Copy.end())
-      G.addEdge(L->second, C, EdgeKind::Launch);
-  }
+  std::vector<TaskId> CpuCopy(S.Cpu.size());
+  for (size_t J = 0; J != S.Cpu.size(); ++J)
+    CpuCopy[J] = copyBefore(G, S.Cpu[J], AnchorCpu);
+  for (size_t J = 0; J != S.Gpu.size(); ++J)
+    G.addEdge(CpuCopy[S.GpuLauncher[J]], copyBefore(G, S.Gpu[J], AnchorGpu),
+              EdgeKind::Launch);
   ++Stats.Segments;
   Stats.Tasks += S.Cpu.size() + S.Gpu.size();
 
@@ -307,6 +310,11 @@ void dd::recompute::recomputeSegment(Graph &G, const StepWork &Work,
   for (TaskId T : S.Cpu)
     Owned.insert(Owned.end(), Memory.ownedBy(T).begin(),
                  Memory.ownedBy(T).end());
+  if (Owned.empty())
+    return;
+  llvm::DenseMap<TaskId, TaskId> Copy;
+  for (size_t J = 0; J != S.Cpu.size(); ++J)
+    Copy[S.Cpu[J]] = CpuCopy[J];
   for (size_t I : Owned) {
     const TaskId Owner = Facts.Owner[I];
     const MemoryEvent &E = G.memoryEvents()[I];

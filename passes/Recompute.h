@@ -62,16 +62,13 @@ private:
 /// recorded time order, with running sums of their durations.
 class StepWork {
 public:
-  /// What to index beyond who launched what (always built). Each part is a
-  /// task-sized array or more, and fresh memory is most of the cost at
-  /// 10^7 tasks: a pass asks for what it reads.
+  /// What to index beyond who launched what (always built): fresh memory
+  /// is most of the cost at 10^7 tasks, so a pass asks for what it reads.
   enum Part : unsigned {
     Launchers = 0,
-    LaunchLists = 1, ///< launched()
-    Timelines = 2,   ///< forward(), backward()
-    All = LaunchLists | Timelines,
+    Timelines = 1, ///< forward(), backward()
   };
-  explicit StepWork(const Graph &G, unsigned Parts = All);
+  explicit StepWork(const Graph &G, Part Parts);
 
   /// The step a CPU task, or the GPU work it launched, belongs to
   /// (StepFinder; GPU work by its launch). For tasks that existed when
@@ -82,8 +79,6 @@ public:
   }
   /// The task that launched GPU task \p T, NoId if none.
   TaskId launcher(TaskId T) const { return LaunchedBy[T]; }
-  /// The GPU tasks \p T launched, in id order.
-  llvm::ArrayRef<TaskId> launched(TaskId T) const;
 
   struct Timeline {
     std::vector<TaskId> Tasks;
@@ -98,8 +93,6 @@ private:
   const Timeline *find(const std::vector<Timeline> &In, StepKey K) const;
 
   std::vector<TaskId> LaunchedBy;
-  std::vector<uint32_t> LaunchBegin;
-  std::vector<TaskId> LaunchList;
   StepFinder Steps;
   /// The steps' timelines, by the index IndexOf gives.
   std::map<StepKey, uint32_t> IndexOf;
@@ -111,16 +104,15 @@ struct Segment {
   StepKey Step;
   /// CPU tasks in lane order, then the GPU work they launched in time order.
   std::vector<TaskId> Cpu, Gpu;
+  /// The place in Cpu of each GPU task's launcher.
+  std::vector<uint32_t> GpuLauncher;
 };
 
 /// The segments of the layers \p Match selects (nearestMatchingLayers()),
-/// in lane order per thread.
+/// in lane order per thread, the first of every \p Every of each step.
 std::vector<Segment> findForwardSegments(const Graph &G,
                                          llvm::ArrayRef<LayerId> Match,
-                                         const StepWork &Work);
-
-/// Keeps the first of every \p Every segments of each step.
-void keepEvery(std::vector<Segment> &Segments, size_t Every);
+                                         const StepWork &Work, size_t Every);
 
 /// The memory events each task moves with (MemoryEventFacts::Owner),
 /// indexed by task, and the addresses for blocks a pass makes: above any

@@ -275,10 +275,12 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable, bool Drop) {
   auto *Tasks = In->tasks();
   // Headroom for passes that insert tasks and edges: without it the first
   // insertion copies every task array into fresh memory (a third of such a
-  // pass's time on a million tasks). Edges get more, since removing a task
-  // adds the edges that bypass it. Room never used is never touched, so it
-  // costs address space, not memory.
-  G.reserve(sizeOf(Tasks) + sizeOf(Tasks) / 8, NumEdges + NumEdges / 2);
+  // pass's time on a million tasks). Half as many tasks again: a
+  // recomputed forward (activation-checkpointing of every layer) adds a
+  // third. Edges get as much, since removing a task adds the edges that
+  // bypass it. Room never used is never touched, so it costs address
+  // space, not memory.
+  G.reserve(sizeOf(Tasks) + sizeOf(Tasks) / 2, NumEdges + NumEdges / 2);
   if (Tasks && Tasks->size()) {
     // The verifier's checks of each task, made while the task is linked
     // (verifyAsRead() then skips them): strings, lanes and layers are read,

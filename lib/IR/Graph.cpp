@@ -34,6 +34,19 @@ void Graph::reserve(size_t NumTasks, size_t NumEdges, size_t NumAttrs) {
   Attrs.reserve(Attrs.size() + NumAttrs);
 }
 
+void Graph::reserveFresh(size_t NewTasks, size_t NewEdges) {
+  ensureLinks();
+  const Task *T = Tasks.roomFor(NewTasks);
+  prefault(T, T + NewTasks);
+  const Edge *E = Edges.roomFor(NewEdges);
+  prefault(E, E + NewEdges);
+  for (std::vector<TaskId> *V : {&Prev, &Next}) {
+    V->reserve(V->size() + NewTasks);
+    prefault(V->data() + V->size(), V->data() + V->size() + NewTasks);
+  }
+  Dead.reserve(Dead.size() + NewTasks);
+}
+
 TaskId Graph::appendSlot(const Task &T) {
   assert(T.Lane < Lanes.size() && "task on a lane that does not exist");
   ensureLinks();

@@ -10,6 +10,7 @@
 #include "daydream/Transforms/Primitives.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/TaskFieldBounds.h"
+#include "daydream/IR/TaskSet.h"
 
 #include "llvm/ADT/Optional.h"
 #include "llvm/ADT/STLExtras.h"
@@ -52,60 +53,6 @@ void prefetchTaskAhead(const Graph &G, llvm::ArrayRef<TaskId> Tasks, size_t I) {
   if (I + Ahead < Tasks.size())
     __builtin_prefetch(&G.task(Tasks[I + Ahead]));
 }
-
-/// A set of tasks (the removed ones, the merged-away ones): a bit per task
-/// slot, and each member's number in id order (0..R-1) in O(1) by counting
-/// the bits before it. On a graph of a
-/// million tasks that is 200 KB, which stays in cache while the edges are
-/// swept, where an index per slot would be 4 MB to fill and miss in.
-class TaskSet {
-public:
-  explicit TaskSet(size_t NumSlots) : Bits((NumSlots + 63) / 64, 0) {}
-
-  /// False if \p T was in already.
-  bool insert(TaskId T) {
-    uint64_t Bit = uint64_t(1) << (T % 64);
-    if (Bits[T / 64] & Bit)
-      return false;
-    Bits[T / 64] |= Bit;
-    ++Count;
-    return true;
-  }
-  bool contains(TaskId T) const { return (Bits[T / 64] >> (T % 64)) & 1; }
-  size_t size() const { return Count; }
-
-  /// The members in id order; numbers them. Call once all are in.
-  std::vector<TaskId> freeze() {
-    std::vector<TaskId> Members;
-    Members.reserve(Count);
-    for (size_t W = 0; W != Bits.size(); ++W)
-      for (uint64_t B = Bits[W]; B; B &= B - 1)
-        Members.push_back(TaskId(W * 64 + llvm::countTrailingZeros(B)));
-    numberMembers();
-    return Members;
-  }
-  /// Numbers the members (index()) without listing them.
-  void numberMembers() {
-    Rank.resize(Bits.size());
-    uint32_t Before = 0;
-    for (size_t W = 0; W != Bits.size(); ++W) {
-      Rank[W] = Before;
-      Before += llvm::countPopulation(Bits[W]);
-    }
-  }
-  /// The number of \p T, or NoId if it is not in the set.
-  uint32_t index(TaskId T) const {
-    uint64_t W = Bits[T / 64], Bit = uint64_t(1) << (T % 64);
-    if (!(W & Bit))
-      return NoId;
-    return Rank[T / 64] + llvm::countPopulation(W & (Bit - 1));
-  }
-
-private:
-  std::vector<uint64_t> Bits;
-  std::vector<uint32_t> Rank;
-  size_t Count = 0;
-};
 
 /// The live edges that enter or leave the removed tasks, grouped by removed
 /// task, each group in edge order: one pass over the edges, then work and

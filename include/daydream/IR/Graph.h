@@ -235,6 +235,10 @@ public:
   /// Reserves room for \p NumTasks tasks, \p NumEdges edges and
   /// \p NumAttrs attribute records.
   void reserve(size_t NumTasks, size_t NumEdges, size_t NumAttrs = 0);
+  /// Room for \p NewTasks more tasks and \p NewEdges more edges, faulted
+  /// in at once: for a pass about to add millions (a fault every 4 KiB of
+  /// fresh memory costs more than the copies; FreshMemory.h).
+  void reserveFresh(size_t NewTasks, size_t NewEdges);
   /// Keeps \p Buf alive as long as the graph: string-table entries may point
   /// into it (StringTable::appendUnowned()).
   void holdBuffer(std::unique_ptr<llvm::MemoryBuffer> Buf) {

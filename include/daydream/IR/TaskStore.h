@@ -85,6 +85,16 @@ public:
     Owned.reserve(N);
     Data = Owned.data();
   }
+  /// Room for \p N more records, owned (a borrowed store copies its
+  /// records out first); returns where they will go, for the caller to
+  /// fault in at once.
+  T *roomFor(size_t N) {
+    if (Borrowed)
+      own(Size + N);
+    Owned.reserve(Size + N);
+    sync();
+    return Data + Size;
+  }
   void push_back(const T &X) {
     if (Borrowed)
       own(Size + 1);
