@@ -127,11 +127,20 @@ public:
     // zero_grad() (at the top of the loop, or between the loss and
     // backward()), after it is step().
     std::vector<int64_t> BackwardStart(G.iterations().size(), INT64_MAX);
-    for (TaskId T : G.liveTasks())
-      if (G.task(T).Phase == Phase::Backward &&
-          G.lane(G.task(T).Lane).Kind == LaneKind::CpuThread)
-        if (int64_t It = Work.stepOf(G, T).second; It >= 0)
-          BackwardStart[It] = std::min(BackwardStart[It], G.task(T).StartNs);
+    // Each thread's step so far: searched again only when a task leaves it.
+    std::vector<StepFinder::Span> Current(G.numLanes(),
+                                          StepFinder::Span{{}, 0, 0});
+    for (TaskId T : G.liveTasks()) {
+      const Task &Tk = G.task(T);
+      if (Tk.Phase != Phase::Backward ||
+          G.lane(Tk.Lane).Kind != LaneKind::CpuThread)
+        continue;
+      StepFinder::Span &S = Current[Tk.Lane];
+      if (!S.contains(Tk.StartNs))
+        S = Work.steps().spanOf(G, T);
+      if (int64_t It = S.Key.second; It >= 0)
+        BackwardStart[It] = std::min(BackwardStart[It], Tk.StartNs);
+    }
     // One zero_grad() (the first micro-step's) and one step() (the last
     // one's) per optimizer step, and one gradient
     // reduction (the last one's); a trailing incomplete group has neither

@@ -77,6 +77,8 @@ public:
     return Steps.stepOf(
         G, T < LaunchedBy.size() && LaunchedBy[T] != NoId ? LaunchedBy[T] : T);
   }
+  /// The steps of CPU tasks, by their own lanes.
+  const StepFinder &steps() const { return Steps; }
   /// The task that launched GPU task \p T, NoId if none.
   TaskId launcher(TaskId T) const { return LaunchedBy[T]; }
 

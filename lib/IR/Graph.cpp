@@ -153,20 +153,13 @@ void Graph::dropNewTasks(TaskId First) {
 }
 
 void Graph::buildLinks() const {
-  // Eight bytes a task of fresh memory, prefaulted (FreshMemory.h), and
-  // every slot written once by the loop, not filled first.
-  const size_t N = Tasks.size();
-  Prev.clear();
-  Next.clear();
-  resizeFresh(Prev, N, TaskId(0));
-  resizeFresh(Next, N, TaskId(0));
+  // Eight bytes a task of fresh memory, prefaulted (FreshMemory.h).
+  resizeFresh(Prev, Tasks.size(), NoId);
+  resizeFresh(Next, Tasks.size(), NoId);
   std::vector<TaskId> Tail(Lanes.size(), NoId);
-  for (TaskId T = 0; T != N; ++T) {
-    Next[T] = NoId;
-    if (Dead[T]) {
-      Prev[T] = NoId;
+  for (TaskId T = 0, E = Tasks.size(); T != E; ++T) {
+    if (Dead[T])
       continue;
-    }
     TaskId &Last = Tail[Tasks[T].Lane];
     Prev[T] = Last;
     if (Last != NoId)
