@@ -40,6 +40,20 @@ config.substitutions.append(("%plugins", os.path.join(config.daydream_obj_root, 
 if os.path.isdir(config.shared_traces_dir):
     config.available_features.add("shared-traces")
     config.substitutions.append(("%shared_traces", config.shared_traces_dir))
+# Inserted first: lit substitutes in order, and %shared_traces and %python
+# are prefixes of these.
+config.substitutions.insert(0, ("%shared_traces_or_empty",
+                             config.shared_traces_dir
+                             if os.path.isdir(config.shared_traces_dir) else '""'))
+config.substitutions.append(("%daydream_src", config.daydream_src_root))
+# The Python package (bindings/python), built unless sanitized.
+if config.python_module_built:
+    config.available_features.add("python-module")
+    config.substitutions.insert(0, ("%python_module",
+                                 os.path.join(config.daydream_obj_root, "python")))
+    # The interpreter it was built for (Debian's, with numpy and pytest),
+    # whichever runs lit.
+    config.substitutions.insert(0, ("%module_python", config.module_python))
 if config.fuzzers_built:
     config.available_features.add("fuzzer")
 if config.sanitized:

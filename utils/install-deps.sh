@@ -17,6 +17,8 @@ packages=(
   librsvg2-bin                         # rsvg-convert: the tests render dd-sim -plot's SVG
   python3-torch python3-torchvision    # the training suite (utils/suite) runs on the CPU in the tests
   pyflakes3                            # the tests lint the Python scripts
+  pybind11-dev python3-dev             # the Python module (python/)
+  python3-numpy python3-pytest         # Graph.tasks() arrays; the Python tests
   clang-format-14                      # the tests check the C++ is formatted (utils/format.sh)
   clang-tidy-14                        # the tidy target (utils/tidy.sh; CI runs it, the tests do not)
 )

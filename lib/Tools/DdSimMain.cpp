@@ -10,6 +10,7 @@
 #include "SimPlot.h"
 #include "SimReport.h"
 #include "SimTimeline.h"
+#include "SimulationRun.h"
 #include "ToolSupport.h"
 #include "daydream/Analysis/MemoryBreakdown.h"
 #include "daydream/Analysis/Utilization.h"
@@ -110,28 +111,6 @@ struct Options {
       cl::desc("Load a plugin's scheduling policies (and passes)"),
       cl::value_desc("path"), cl::cat(Category)};
 };
-/// -stats: what the simulation of \p G (as simulated: after the symmetry
-/// reduction) did, as LLVM-style counters.
-std::vector<AnalysisManager::Statistic>
-simulationStatistics(const Graph &G, const SimResult &R,
-                     const SymmetryReduction &Symmetry) {
-  std::vector<AnalysisManager::Statistic> Stats = {
-      {"simulate", "tasks simulated", G.numTasks()},
-      {"simulate", "edges followed", G.countLiveEdges()},
-      {"simulate", "lanes", G.numLanes()},
-      {"simulate", "iterations", G.iterations().size()},
-      {"simulate", ("runs of the " + engineName(R.Engine) + " engine").str(),
-       1}};
-  if (Symmetry.used()) {
-    Stats.push_back({"symmetry", "ranks in the job", Symmetry.Ranks});
-    Stats.push_back({"symmetry",
-                     "ranks simulated (one a class of identical ones)",
-                     Symmetry.Classes});
-    Stats.push_back({"symmetry", "tasks left out", Symmetry.RemovedTasks});
-  }
-  return Stats;
-}
-
 /// -timeline and -plot: the baseline (another graph's simulation, or the
 /// input's recorded times) beside the prediction.
 llvm::Error writePictures(const Options &Opt, llvm::StringRef InputName,
@@ -188,42 +167,6 @@ llvm::Error writePictures(const Options &Opt, llvm::StringRef InputName,
 
 } // namespace
 
-/// -time-phases: the wall time of each step, so that the simulation's own
-/// speed can be told from loading and reporting (docs/Performance.md).
-class PhaseTimes {
-public:
-  /// Ends step \p Step, with \p Note said of it after its time.
-  void mark(llvm::StringRef Step, llvm::StringRef Note = "") {
-    auto Now = std::chrono::steady_clock::now();
-    Steps.push_back({Step.str(), Note.str(),
-                     std::chrono::duration<double>(Now - Last).count()});
-    Last = Now;
-  }
-  /// \p Simulated: the tasks the simulate step replayed.
-  void print(llvm::raw_ostream &OS, size_t Simulated) const {
-    OS << Tool << ": time:";
-    const char *Sep = " ";
-    for (const auto &[Step, Note, Seconds] : Steps) {
-      OS << Sep << Step << llvm::format(" %.3f s", Seconds);
-      if (Step == "simulate" && Seconds > 0)
-        OS << llvm::format(" (%zu tasks, %.1f M tasks/s)", Simulated,
-                           Simulated / Seconds / 1e6);
-      if (!Note.empty())
-        OS << " (" << Note << ")";
-      Sep = ", ";
-    }
-    OS << "\n";
-  }
-
-private:
-  std::chrono::steady_clock::time_point Last = std::chrono::steady_clock::now();
-  struct Step {
-    std::string Name, Note;
-    double Seconds;
-  };
-  std::vector<Step> Steps;
-};
-
 int dd::ddSimMain(int Argc, char **Argv) {
   InitTool X(Argc, Argv);
   keepFreedMemory();
@@ -262,96 +205,26 @@ int dd::ddSimMain(int Argc, char **Argv) {
   std::string InputName =
       Opt.Input == "-" ? std::string("<stdin>") : Opt.Input.getValue();
   // Pictures and the predicted trace show every task, so they need every
-  // rank simulated and every task's times kept; so does the memory replay,
-  // whose events move with their tasks (MemoryBreakdown.h). A graph
-  // without memory events pays nothing for it.
-  const bool Memory = !G->memoryEvents().empty();
-  const bool KeepTimes = !Opt.Timeline.empty() || !Opt.Plot.empty() ||
-                         !Opt.Kineto.empty() || Memory;
-  SymmetryReduction Symmetry;
-  if (Opt.Symmetry && !KeepTimes)
-    Symmetry = reduceBySymmetry(*G);
-  // Stored copies the reduction did not stand in for (it was off, or a
-  // by-priority lane ruled it out) are simulated as the other ranks.
-  if (!Symmetry.StoredCopies)
-    if (llvm::Error E = expandRankCopies(*G))
-      return reportError(Tool, InputName + ": " + llvm::toString(std::move(E)));
-  Times.mark("symmetry");
-  SimOptions SO;
-  SO.Policy = Policy->get();
-  // The report alone reads no task's times, and the pictures do. The
-  // headline's are measured during the simulation where it can, and from
-  // the times kept otherwise (Simulator.h).
-  SO.TaskTimes = KeepTimes;
-  llvm::Optional<UtilizationObserver> Utilization;
-  if (Opt.Headline && !KeepTimes)
-    requestHeadline(*G, SO, Utilization);
-  // The headline's critical path may need the canonical order; the
-  // simulation then uses the same one instead of computing its own. A graph
-  // as read from a file needs none (slot order is topological, and the
-  // simulator and the critical path sweep it), so the order is computed
-  // here only for one the symmetry reduction left tasks dead in; otherwise
-  // whichever needs one computes it.
-  llvm::Optional<CanonicalOrder> Order;
-  if (Opt.Headline && G->numTasks() != G->numTaskSlots()) {
-    auto O = computeCanonicalOrder(*G);
-    if (!O)
-      return reportError(Tool,
-                         InputName + ": " + llvm::toString(O.takeError()));
-    Order = std::move(*O);
-    SO.Order = &Order->Order;
-    Times.mark("order");
-  }
-  auto R = simulate(*G, SO);
-  if (!R)
-    return reportError(Tool, InputName + ": " + llvm::toString(R.takeError()));
-  Times.mark("simulate");
-  std::vector<AnalysisManager::Statistic> Stats;
-  if (Opt.Stats.isSet())
-    Stats = simulationStatistics(*G, *R, Symmetry);
-
-  // From the results as simulate() gave them, which the measures taken on
-  // the way go with; expandHeadline() then adds the ranks left out.
-  llvm::Optional<SimHeadline> Headline;
-  if (Opt.Headline) {
-    auto H = computeHeadline(*G, *R, Order ? &*Order : nullptr,
-                             Utilization ? &*Utilization : nullptr);
-    const bool Again = H && !*H;
-    if (Again) {
-      // The lanes' sums did not do (a collective ran on a GPU's only
-      // stream) and no times were kept: once more, keeping them.
-      SO.TaskTimes = true;
-      SO.Observer = nullptr;
-      R = simulate(*G, SO);
-      if (!R)
-        return reportError(Tool,
-                           InputName + ": " + llvm::toString(R.takeError()));
-      if (Opt.Stats.isSet())
-        Stats.push_back({"simulate",
-                         ("runs of the " + engineName(R->Engine) +
-                          " engine (again, keeping the times for the headline)")
-                             .str(),
-                         1});
-      H = computeHeadline(*G, *R, Order ? &*Order : nullptr);
-    }
-    if (!H)
-      return reportError(Tool,
-                         InputName + ": " + llvm::toString(H.takeError()));
-    assert(*H && "the task times are kept");
-    Headline = std::move(**H);
-    expandHeadline(Symmetry, *G, *Headline);
-    Times.mark("headline", (llvm::Twine(Again ? "simulated again; " : "") +
-                            "critical path from " + Headline->PathFrom +
-                            ", utilization from " + Headline->UtilizationFrom)
-                               .str());
-  }
-  expandResults(Symmetry, *R);
+  // task's times kept (SimulationRun.h).
+  SimulationRequest Req;
+  Req.InputName = InputName;
+  Req.Policy = Policy->get();
+  Req.Headline = Opt.Headline;
+  Req.Symmetry = Opt.Symmetry;
+  Req.KeepTimes =
+      !Opt.Timeline.empty() || !Opt.Plot.empty() || !Opt.Kineto.empty();
+  Req.Stats = Opt.Stats.isSet();
+  Req.Times = &Times;
+  SimulationRun Run;
+  if (llvm::Error E = runSimulation(*G, Req, Run))
+    return reportError(Tool, std::move(E));
+  const SimResult &R = *Run.R;
 
   if (!Opt.Timeline.empty() || !Opt.Plot.empty())
-    if (llvm::Error E = writePictures(Opt, InputName, *G, *R, SO))
+    if (llvm::Error E = writePictures(Opt, InputName, *G, R, Run.SO))
       return reportError(Tool, std::move(E));
   if (!Opt.Kineto.empty()) {
-    auto Written = writePredictedTrace(*G, *R, Opt.Kineto);
+    auto Written = writePredictedTrace(*G, R, Opt.Kineto);
     if (!Written)
       return reportError(Tool, Written.takeError());
     if (Written->NoDevice)
@@ -360,29 +233,20 @@ int dd::ddSimMain(int Argc, char **Argv) {
                               "modelled network) are not in the trace");
   }
 
-  llvm::Optional<MemoryBreakdown> PredictedMemory;
-  if (Memory) {
-    PredictedMemory = computeMemoryBreakdown(*G, &*R);
-    Times.mark("memory");
-  }
-
   std::string Report;
   llvm::raw_string_ostream OS(Report);
-  SimReportInfo Info{InputName, (*Policy)->name(),
-                     Headline ? &*Headline : nullptr,
-                     Symmetry.used() ? &Symmetry : nullptr,
-                     PredictedMemory ? &*PredictedMemory : nullptr};
+  SimReportInfo Info = Run.reportInfo(InputName, (*Policy)->name());
   if (Opt.Format == ReportFormat::Json)
-    printSimReportJson(*G, *R, Info, OS);
+    printSimReportJson(*G, R, Info, OS);
   else if (Opt.Format == ReportFormat::Csv)
-    printSimReportCsv(*G, *R, OS);
+    printSimReportCsv(*G, R, OS);
   else
-    printSimReportText(*G, *R, Info, OS);
+    printSimReportText(*G, R, Info, OS);
   if (llvm::Error E = writeTextFile(OS.str(), Opt.Output))
     return reportError(Tool, std::move(E));
   Times.mark("report");
   if (Opt.TimePhases)
-    Times.print(llvm::errs(), G->numTasks());
-  printStatistics(llvm::errs(), Stats);
+    Times.print(llvm::errs(), Tool, G->numTasks());
+  printStatistics(llvm::errs(), Run.Stats);
   return 0;
 }

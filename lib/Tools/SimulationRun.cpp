@@ -1,0 +1,166 @@
+//===- SimulationRun.cpp - dd-sim's simulation, as a library call ---------===//
+
+#include "SimulationRun.h"
+
+#include "daydream/IR/Graph.h"
+#include "daydream/IR/RankCopies.h"
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Format.h"
+
+#include <cassert>
+
+using namespace dd;
+
+void PhaseTimes::mark(llvm::StringRef Step, llvm::StringRef Note) {
+  auto Now = std::chrono::steady_clock::now();
+  Steps.push_back({Step.str(), Note.str(),
+                   std::chrono::duration<double>(Now - Last).count()});
+  Last = Now;
+}
+
+void PhaseTimes::print(llvm::raw_ostream &OS, llvm::StringRef Tool,
+                       size_t Simulated) const {
+  OS << Tool << ": time:";
+  const char *Sep = " ";
+  for (const auto &[Step, Note, Seconds] : Steps) {
+    OS << Sep << Step << llvm::format(" %.3f s", Seconds);
+    if (Step == "simulate" && Seconds > 0)
+      OS << llvm::format(" (%zu tasks, %.1f M tasks/s)", Simulated,
+                         Simulated / Seconds / 1e6);
+    if (!Note.empty())
+      OS << " (" << Note << ")";
+    Sep = ", ";
+  }
+  OS << "\n";
+}
+
+namespace {
+
+/// -stats: what the simulation of \p G (as simulated: after the symmetry
+/// reduction) did, as LLVM-style counters.
+std::vector<AnalysisManager::Statistic>
+simulationStatistics(const Graph &G, const SimResult &R,
+                     const SymmetryReduction &Symmetry) {
+  std::vector<AnalysisManager::Statistic> Stats = {
+      {"simulate", "tasks simulated", G.numTasks()},
+      {"simulate", "edges followed", G.countLiveEdges()},
+      {"simulate", "lanes", G.numLanes()},
+      {"simulate", "iterations", G.iterations().size()},
+      {"simulate", ("runs of the " + engineName(R.Engine) + " engine").str(),
+       1}};
+  if (Symmetry.used()) {
+    Stats.push_back({"symmetry", "ranks in the job", Symmetry.Ranks});
+    Stats.push_back({"symmetry",
+                     "ranks simulated (one a class of identical ones)",
+                     Symmetry.Classes});
+    Stats.push_back({"symmetry", "tasks left out", Symmetry.RemovedTasks});
+  }
+  return Stats;
+}
+
+llvm::Error named(llvm::StringRef InputName, llvm::Error E) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 InputName + ": " +
+                                     llvm::toString(std::move(E)));
+}
+
+} // namespace
+
+SimReportInfo SimulationRun::reportInfo(llvm::StringRef InputName,
+                                        llvm::StringRef PolicyName) const {
+  return SimReportInfo{InputName, PolicyName, Headline ? &*Headline : nullptr,
+                       Symmetry.used() ? &Symmetry : nullptr,
+                       Memory ? &*Memory : nullptr};
+}
+
+llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
+                              SimulationRun &Run) {
+  PhaseTimes Unused;
+  PhaseTimes &Times = Req.Times ? *Req.Times : Unused;
+  // The memory replay needs every rank simulated and every task's times
+  // kept, since its events move with their tasks (MemoryBreakdown.h), as
+  // pictures do. A graph without memory events pays nothing for it.
+  const bool Memory = !G.memoryEvents().empty();
+  const bool KeepTimes = Req.KeepTimes || Memory;
+  SymmetryReduction &Symmetry = Run.Symmetry;
+  if (Req.Symmetry && !KeepTimes)
+    Symmetry = reduceBySymmetry(G);
+  // Stored copies the reduction did not stand in for (it was off, or a
+  // by-priority lane ruled it out) are simulated as the other ranks.
+  if (!Symmetry.StoredCopies)
+    if (llvm::Error E = expandRankCopies(G))
+      return named(Req.InputName, std::move(E));
+  Times.mark("symmetry");
+  SimOptions &SO = Run.SO;
+  SO.Policy = Req.Policy;
+  // The report alone reads no task's times, and the pictures do. The
+  // headline's are measured during the simulation where it can, and from
+  // the times kept otherwise (Simulator.h).
+  SO.TaskTimes = KeepTimes;
+  if (Req.Headline && !KeepTimes)
+    requestHeadline(G, SO, Run.Utilization);
+  // The headline's critical path may need the canonical order; the
+  // simulation then uses the same one instead of computing its own. A graph
+  // as read from a file needs none (slot order is topological, and the
+  // simulator and the critical path sweep it), so the order is computed
+  // here only for one the symmetry reduction left tasks dead in; otherwise
+  // whichever needs one computes it.
+  if (Req.Headline && G.numTasks() != G.numTaskSlots()) {
+    auto O = computeCanonicalOrder(G);
+    if (!O)
+      return named(Req.InputName, O.takeError());
+    Run.Order = std::move(*O);
+    SO.Order = &Run.Order->Order;
+    Times.mark("order");
+  }
+  auto R = simulate(G, SO);
+  if (!R)
+    return named(Req.InputName, R.takeError());
+  Times.mark("simulate");
+  if (Req.Stats)
+    Run.Stats = simulationStatistics(G, *R, Symmetry);
+
+  // From the results as simulate() gave them, which the measures taken on
+  // the way go with; expandHeadline() then adds the ranks left out.
+  if (Req.Headline) {
+    const CanonicalOrder *Order = Run.Order ? &*Run.Order : nullptr;
+    auto H = computeHeadline(G, *R, Order,
+                             Run.Utilization ? &*Run.Utilization : nullptr);
+    const bool Again = H && !*H;
+    if (Again) {
+      // The lanes' sums did not do (a collective ran on a GPU's only
+      // stream) and no times were kept: once more, keeping them.
+      SO.TaskTimes = true;
+      SO.Observer = nullptr;
+      R = simulate(G, SO);
+      if (!R)
+        return named(Req.InputName, R.takeError());
+      if (Req.Stats)
+        Run.Stats.push_back(
+            {"simulate",
+             ("runs of the " + engineName(R->Engine) +
+              " engine (again, keeping the times for the headline)")
+                 .str(),
+             1});
+      H = computeHeadline(G, *R, Order);
+    }
+    if (!H)
+      return named(Req.InputName, H.takeError());
+    assert(*H && "the task times are kept");
+    Run.Headline = std::move(**H);
+    expandHeadline(Symmetry, G, *Run.Headline);
+    Times.mark("headline",
+               (llvm::Twine(Again ? "simulated again; " : "") +
+                "critical path from " + Run.Headline->PathFrom +
+                ", utilization from " + Run.Headline->UtilizationFrom)
+                   .str());
+  }
+  expandResults(Symmetry, *R);
+  Run.R = std::move(*R);
+  if (Memory) {
+    Run.Memory = computeMemoryBreakdown(G, &*Run.R);
+    Times.mark("memory");
+  }
+  return llvm::Error::success();
+}

@@ -1,0 +1,102 @@
+//===- SimulationRun.h - dd-sim's simulation, as a library call -*- C++ -*-===//
+//
+// Everything dd-sim does between reading a graph and printing its report:
+// the symmetry reduction of identical ranks, the rank copies, the
+// simulation, the headline (critical path, utilization; simulated again
+// keeping every task's times where the lanes' sums do not do) and the
+// memory replay. dd-sim and the Python module (bindings/python) call it, so
+// that both report the same figures.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_TOOLS_SIMULATIONRUN_H
+#define DAYDREAM_TOOLS_SIMULATIONRUN_H
+
+#include "SimReport.h"
+#include "daydream/Analysis/MemoryBreakdown.h"
+#include "daydream/Analysis/Utilization.h"
+#include "daydream/IR/CanonicalOrder.h"
+#include "daydream/Pass/AnalysisManager.h"
+#include "daydream/Sim/Simulator.h"
+#include "daydream/Sim/Symmetry.h"
+
+#include "llvm/ADT/Optional.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace dd {
+
+class Graph;
+class SchedulingPolicy;
+
+/// dd-sim -time-phases: the wall time of each step, so that the
+/// simulation's own speed can be told from loading and reporting
+/// (docs/Performance.md).
+class PhaseTimes {
+public:
+  /// Ends step \p Step, with \p Note said of it after its time.
+  void mark(llvm::StringRef Step, llvm::StringRef Note = "");
+  /// \p Simulated: the tasks the simulate step replayed.
+  void print(llvm::raw_ostream &OS, llvm::StringRef Tool,
+             size_t Simulated) const;
+
+private:
+  std::chrono::steady_clock::time_point Last = std::chrono::steady_clock::now();
+  struct Step {
+    std::string Name, Note;
+    double Seconds;
+  };
+  std::vector<Step> Steps;
+};
+
+struct SimulationRequest {
+  /// The input as messages name it.
+  llvm::StringRef InputName;
+  /// Null: recorded order.
+  SchedulingPolicy *Policy = nullptr;
+  bool Headline = true;
+  /// Simulate one rank of each class of identical ones.
+  bool Symmetry = true;
+  /// Keep every task's times (pictures, a predicted trace): every rank is
+  /// then simulated.
+  bool KeepTimes = false;
+  /// Fill SimulationRun::Stats (dd-sim -stats).
+  bool Stats = false;
+  /// Marked at each step, when given.
+  PhaseTimes *Times = nullptr;
+};
+
+/// What runSimulation() made; the report reads it (reportInfo()). Not
+/// copied or moved: SO points into it.
+struct SimulationRun {
+  SymmetryReduction Symmetry;
+  SimOptions SO;
+  llvm::Optional<UtilizationObserver> Utilization;
+  llvm::Optional<CanonicalOrder> Order;
+  llvm::Optional<SimResult> R;
+  llvm::Optional<SimHeadline> Headline;
+  /// The memory replayed in simulated time; none without memory events.
+  llvm::Optional<MemoryBreakdown> Memory;
+  std::vector<AnalysisManager::Statistic> Stats;
+
+  SimulationRun() = default;
+  SimulationRun(const SimulationRun &) = delete;
+  SimulationRun &operator=(const SimulationRun &) = delete;
+
+  SimReportInfo reportInfo(llvm::StringRef InputName,
+                           llvm::StringRef PolicyName) const;
+};
+
+/// Simulates \p G as dd-sim does into \p Run; \p G may be reduced by
+/// symmetry or have its rank copies expanded. Errors name the input.
+llvm::Error runSimulation(Graph &G, const SimulationRequest &Req,
+                          SimulationRun &Run);
+
+} // namespace dd
+
+#endif // DAYDREAM_TOOLS_SIMULATIONRUN_H
