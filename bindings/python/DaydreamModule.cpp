@@ -14,6 +14,7 @@
 #include "daydream/IR/BinaryFormat.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/IRReader.h"
+#include "daydream/IR/RankCopies.h"
 #include "daydream/IR/StringTable.h"
 #include "daydream/IR/Verifier.h"
 #include "daydream/Import/ImportJob.h"
@@ -26,7 +27,9 @@
 #include "daydream/Sim/SchedulingPolicy.h"
 #include "daydream/Support/Version.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SmallVectorMemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/numpy.h>
@@ -35,6 +38,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -61,21 +65,35 @@ void orThrow(llvm::Error E) {
     throw DaydreamError(llvm::toString(std::move(E)));
 }
 
-/// A graph and the name reports give its input (a file's path).
+/// A graph and the name reports give its input (a file's path). Calls
+/// that read it in place (the printers, a simulation that changes nothing)
+/// hold its lock: a graph builds some indexes the first time they are
+/// asked for (its lane links), which two threads must not do at once.
 struct PyGraph {
   Graph G;
   std::string Name;
+  std::unique_ptr<std::mutex> Lock = std::make_unique<std::mutex>();
 };
 
 /// A copy by the binary form: passes and the simulation change the graph
-/// they are given, and the caller's stays as it was.
+/// they are given, and the caller's stays as it was. Written into memory
+/// sized beforehand and read back in place (its task and edge records are
+/// used where they lie, as a mapped file's are), so that a copy costs about
+/// one write of the file.
 Graph copyOf(const Graph &G) {
-  std::string Bytes;
-  llvm::raw_string_ostream OS(Bytes);
+  llvm::SmallVector<char, 0> Bytes;
+  Bytes.reserve(G.numTaskSlots() * sizeof(Task) +
+                G.edgeSlots().size() * sizeof(Edge) + (1u << 20));
+  llvm::raw_svector_ostream OS(Bytes);
   orThrow(writeBinaryGraph(G, OS));
-  OS.flush();
-  return orThrow(
-      readGraph(llvm::MemoryBuffer::getMemBufferCopy(Bytes, "<copy>")));
+  auto Buf = std::make_unique<llvm::SmallVectorMemoryBuffer>(
+      std::move(Bytes), "<copy>", /*RequiresNullTerminator=*/false);
+  llvm::MutableArrayRef<char> Writable(
+      const_cast<char *>(Buf->getBufferStart()), Buf->getBufferSize());
+  Graph Copy = orThrow(parseBinaryGraphInPlace(Writable));
+  orThrow(verifyAsRead(Copy));
+  Copy.holdBuffer(std::move(Buf));
+  return Copy;
 }
 
 /// The result of a call that may warn: the Python layer passes the
@@ -126,7 +144,12 @@ Warned<PyGraph> importTraces(const std::vector<std::string> &Paths,
 }
 
 PyGraph loadGraph(const std::string &Path) {
-  return PyGraph{orThrow(readGraphFile(Path)), Path};
+  PyGraph Out;
+  // In place, as dd-sim reads: the file is mapped privately, and a save
+  // over it writes a new file (writeGraphFile()), so the mapping stays.
+  Out.G = orThrow(readGraphFile(Path, /*InPlace=*/true));
+  Out.Name = Path;
+  return Out;
 }
 
 void saveGraph(const PyGraph &G, const std::string &Path, bool Text) {
@@ -175,11 +198,33 @@ Warned<PyGraph> runPasses(const PyGraph &In, const std::string &Pipeline,
   return Out;
 }
 
-/// dd-sim -report=json on a copy of \p In.
-std::string simulateJson(const PyGraph &In, const std::string &PolicyName,
+/// Whether a simulation may change \p G: a job's identical ranks are left
+/// out of it (Symmetry.h) and stored rank copies expanded (RankCopies.h).
+bool simulationMayChange(const Graph &G) {
+  if (hasRankCopies(G))
+    return true;
+  int32_t Rank = -1;
+  for (const Lane &L : G.lanes())
+    if (L.Rank >= 0) {
+      if (Rank >= 0 && L.Rank != Rank)
+        return true;
+      Rank = L.Rank;
+    }
+  return false;
+}
+
+/// dd-sim -report=json on \p In: in place where the simulation changes
+/// nothing, else on a copy.
+std::string simulateJson(PyGraph &In, const std::string &PolicyName,
                          bool Headline) {
   auto Policy = orThrow(createPolicy(PolicyName, {}));
-  Graph G = copyOf(In.G);
+  std::unique_lock<std::mutex> Held(*In.Lock, std::defer_lock);
+  llvm::Optional<Graph> Copy;
+  if (simulationMayChange(In.G))
+    Copy = copyOf(In.G);
+  else
+    Held.lock();
+  Graph &G = Copy ? *Copy : In.G;
   SimulationRequest Req;
   Req.InputName = In.Name;
   Req.Policy = Policy.get();
@@ -190,6 +235,28 @@ std::string simulateJson(const PyGraph &In, const std::string &PolicyName,
   llvm::raw_string_ostream OS(Json);
   printSimReportJson(G, *Run.R, Run.reportInfo(In.Name, Policy->name()), OS);
   return OS.str();
+}
+
+/// A pipeline of printers (print<...>) run on \p In in place: their
+/// output, and the warnings.
+Warned<std::string> printReports(PyGraph &In, const std::string &Pipeline) {
+  PassManager PM;
+  orThrow(registry().parsePipeline(Pipeline, PM));
+  if (!PM.onlyPrinters())
+    throw DaydreamError("'" + Pipeline +
+                        "' is not a pipeline of printers (run_passes() "
+                        "runs passes that change the graph)");
+  Warned<std::string> Out;
+  std::lock_guard<std::mutex> Held(*In.Lock);
+  AnalysisManager AM;
+  llvm::raw_string_ostream ReportOS(Out.Value);
+  AM.setReportStream(ReportOS);
+  AM.setWarningHandler(
+      [&](llvm::StringRef Message) { Out.Warnings.push_back(Message.str()); });
+  if (llvm::Error E = PM.run(In.G, AM, PassInstrumentation()))
+    throw DaydreamError(In.Name + ": " + llvm::toString(std::move(E)));
+  ReportOS.flush();
+  return Out;
 }
 
 py::list passList() {
@@ -236,6 +303,8 @@ py::array taskArray(const py::object &Self) {
   Spec["itemsize"] = sizeof(Task);
   py::dtype DType = py::dtype::from_args(Spec);
   llvm::ArrayRef<Task> Slots = G.G.taskSlots();
+  // Where a graph read in place keeps its records: a private copy-on-write
+  // mapping, written by nothing once the graph is made.
   // Read-only: the array lives as long as the graph (its base), and a
   // write would bypass the checks every change to a graph goes through.
   py::array A(DType, {Slots.size()}, {sizeof(Task)}, Slots.data(), Self);
@@ -320,6 +389,17 @@ PYBIND11_MODULE(_daydream, M) {
           R = runPasses(G, Pipeline, Report);
         }
         return py::make_tuple(std::move(R.Value), R.Warnings, Report);
+      },
+      py::arg("graph"), py::arg("pipeline"));
+  M.def(
+      "print_reports",
+      [](PyGraph &G, const std::string &Pipeline) {
+        Warned<std::string> R;
+        {
+          py::gil_scoped_release Release;
+          R = printReports(G, Pipeline);
+        }
+        return std::make_pair(R.Value, R.Warnings);
       },
       py::arg("graph"), py::arg("pipeline"));
   M.def("simulate_json", &simulateJson, py::arg("graph"),

@@ -69,7 +69,7 @@ def passes():
 
 
 def _printer(graph, name):
-    _, warned, report = _daydream.run_passes(graph, name + "{json=true}")
+    report, warned = _daydream.print_reports(graph, name + "{json=true}")
     _warn(warned)
     return json.loads(report)
 
