@@ -15,7 +15,6 @@
 
 #include "llvm/ADT/ArrayRef.h"
 
-#include <cassert>
 #include <map>
 #include <utility>
 #include <vector>

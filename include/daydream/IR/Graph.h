@@ -195,8 +195,8 @@ public:
       for (TaskId T = LaneHead[L]; T != NoId; T = Next[T])
         Visit(T);
   }
-  /// Whether every lane's list is known to be its live tasks in increasing ids,
-  /// without looking: true for a graph as read from a file, whose lane
+  /// Whether every lane's list is known to be its live tasks in increasing
+  /// ids, without looking: true for a graph as read from a file, whose lane
   /// links are then not even built until something asks for one (the
   /// sweeps over slot order do not need them), and after permuteTasks().
   bool lanesFollowSlotOrder() const { return LinksPending; }
