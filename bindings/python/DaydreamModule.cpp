@@ -15,7 +15,6 @@
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/IRReader.h"
 #include "daydream/IR/RankCopies.h"
-#include "daydream/IR/StringTable.h"
 #include "daydream/IR/Verifier.h"
 #include "daydream/Import/ImportJob.h"
 #include "daydream/Import/Importer.h"
@@ -117,12 +116,9 @@ Warned<PyGraph> importTraces(const std::vector<std::string> &Paths,
   IO.FoldIdenticalRanks = FoldIdenticalRanks;
   IO.MaxInputBytes = MaxInputSize;
   Warned<PyGraph> Out;
-  // As dd-import says them (DdImportMain.cpp).
   auto Collect = [&](const import::ImportResult &R) {
-    for (const std::string &W : R.Warnings)
-      Out.Warnings.push_back(W);
-    for (const std::string &Note : R.Lowered.CycleNotes)
-      Out.Warnings.push_back(R.Name + ": " + Note);
+    for (std::string &W : importWarnings(R))
+      Out.Warnings.push_back(std::move(W));
   };
   if (Paths.size() == 1) {
     import::ImportResult R = orThrow(import::importTrace(Paths.front(), IO));
@@ -165,6 +161,23 @@ PassRegistry &registry() {
   return *R;
 }
 
+/// Runs \p PM on \p G (the input called \p Name) as dd-opt does, the
+/// printers' output into \p Report and the warnings into \p Warnings.
+/// Returns whether it changed the graph.
+bool runPipeline(const PassManager &PM, Graph &G, const std::string &Name,
+                 std::string &Report, std::vector<std::string> &Warnings) {
+  AnalysisManager AM;
+  llvm::raw_string_ostream ReportOS(Report);
+  AM.setReportStream(ReportOS);
+  AM.setWarningHandler(
+      [&](llvm::StringRef Message) { Warnings.push_back(Message.str()); });
+  bool Changed = false;
+  if (llvm::Error E = PM.run(G, AM, PassInstrumentation(), &Changed))
+    throw DaydreamError(Name + ": " + llvm::toString(std::move(E)));
+  ReportOS.flush();
+  return Changed;
+}
+
 /// Runs \p Pipeline (dd-opt's -passes= text) on a copy of \p In, as
 /// dd-opt does: provenance when it changed the graph, and the verifier's
 /// check before it is handed back. \p Report gets the printers' output.
@@ -175,22 +188,8 @@ Warned<PyGraph> runPasses(const PyGraph &In, const std::string &Pipeline,
   Warned<PyGraph> Out;
   Out.Value.G = copyOf(In.G);
   Out.Value.Name = In.Name;
-  AnalysisManager AM;
-  llvm::raw_string_ostream ReportOS(Report);
-  AM.setReportStream(ReportOS);
-  AM.setWarningHandler(
-      [&](llvm::StringRef Message) { Out.Warnings.push_back(Message.str()); });
-  bool Changed = false;
-  if (llvm::Error E = PM.run(Out.Value.G, AM, PassInstrumentation(), &Changed))
-    throw DaydreamError(In.Name + ": " + llvm::toString(std::move(E)));
-  ReportOS.flush();
-  if (Changed) {
-    std::string Text;
-    llvm::raw_string_ostream OS(Text);
-    PM.printPipeline(OS);
-    Out.Value.G.metadata().Pipelines.push_back(PipelineRun{
-        OS.str(), toolVersion("daydream.run_passes"), repairedUtf8(In.Name)});
-  }
+  if (runPipeline(PM, Out.Value.G, In.Name, Report, Out.Warnings))
+    recordPipelineRun(Out.Value.G, PM, "daydream.run_passes", In.Name);
   if (!PM.onlyPrinters())
     if (llvm::Error E = verifyGraph(Out.Value.G))
       throw DaydreamError(In.Name + ": the pipeline made an invalid graph: " +
@@ -248,14 +247,7 @@ Warned<std::string> printReports(PyGraph &In, const std::string &Pipeline) {
                         "runs passes that change the graph)");
   Warned<std::string> Out;
   std::lock_guard<std::mutex> Held(*In.Lock);
-  AnalysisManager AM;
-  llvm::raw_string_ostream ReportOS(Out.Value);
-  AM.setReportStream(ReportOS);
-  AM.setWarningHandler(
-      [&](llvm::StringRef Message) { Out.Warnings.push_back(Message.str()); });
-  if (llvm::Error E = PM.run(In.G, AM, PassInstrumentation()))
-    throw DaydreamError(In.Name + ": " + llvm::toString(std::move(E)));
-  ReportOS.flush();
+  runPipeline(PM, In.G, In.Name, Out.Value, Out.Warnings);
   return Out;
 }
 

@@ -150,12 +150,9 @@ int importJobMain(const Options &Opt, const ImportOptions &IO,
   if (!Job)
     return reportError(Tool, Job.takeError());
   Job->G.metadata().Producer = toolVersion("dd-import");
-  for (const ImportResult &R : Job->Ranks) {
-    for (const std::string &Warning : R.Warnings)
+  for (const ImportResult &R : Job->Ranks)
+    for (const std::string &Warning : importWarnings(R))
       reportWarning(Tool, Warning);
-    for (const std::string &Note : R.Lowered.CycleNotes)
-      reportWarning(Tool, R.Name + ": " + Note);
-  }
   for (const std::string &Warning : Job->Warnings)
     reportWarning(Tool, Warning);
   auto WriteStart = std::chrono::steady_clock::now();
@@ -229,10 +226,8 @@ int dd::ddImportMain(int Argc, char **Argv) {
   R->G.metadata().Producer = toolVersion("dd-import");
 
   std::string Name = Input == "-" ? "<stdin>" : Input;
-  for (const std::string &Warning : R->Warnings)
+  for (const std::string &Warning : importWarnings(*R))
     reportWarning(Tool, Warning);
-  for (const std::string &Note : R->Lowered.CycleNotes)
-    reportWarning(Tool, llvm::Twine(Name) + ": " + Note);
   auto WriteStart = std::chrono::steady_clock::now();
   if (llvm::Error E = writeGraphFile(R->G, Opt.Output, Opt.Text))
     return reportError(Tool, std::move(E));

@@ -233,15 +233,8 @@ int dd::ddOptMain(int Argc, char **Argv) {
     return 0;
   // Provenance: a graph a pipeline changed is a prediction, and its
   // reports say so (dd-sim, dd-diff) and of what.
-  if (Changed) {
-    std::string Pipeline;
-    llvm::raw_string_ostream PipelineOS(Pipeline);
-    PM.printPipeline(PipelineOS);
-    G->metadata().Pipelines.push_back(
-        PipelineRun{PipelineOS.str(), toolVersion(Tool),
-                    // A file's name need not be UTF-8; a graph's strings are.
-                    repairedUtf8(InputName)});
-  }
+  if (Changed)
+    recordPipelineRun(*G, PM, Tool, InputName);
   // Never write what the readers would refuse (a pass's arithmetic that
   // went past the limits, a pass's bug): the check is linear, about a
   // tenth of the write itself. -verify-each has done it already.

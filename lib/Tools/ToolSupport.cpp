@@ -8,9 +8,14 @@
 
 #include "ToolSupport.h"
 #include "daydream/IR/BinaryFormat.h"
+#include "daydream/IR/Graph.h"
+#include "daydream/IR/StringTable.h"
 #include "daydream/IR/TextFormat.h"
+#include "daydream/Import/Importer.h"
+#include "daydream/Pass/PassManager.h"
 #include "daydream/Support/GzipStream.h"
 #include "daydream/Support/OutputFile.h"
+#include "daydream/Support/Version.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -146,4 +151,21 @@ std::string dd::csvField(llvm::StringRef S) {
     Out += C;
   }
   return Out + "\"";
+}
+
+std::vector<std::string> dd::importWarnings(const import::ImportResult &R) {
+  std::vector<std::string> Out = R.Warnings;
+  for (const std::string &Note : R.Lowered.CycleNotes)
+    Out.push_back(R.Name + ": " + Note);
+  return Out;
+}
+
+void dd::recordPipelineRun(Graph &G, const PassManager &PM,
+                           llvm::StringRef Tool, llvm::StringRef InputName) {
+  std::string Pipeline;
+  llvm::raw_string_ostream OS(Pipeline);
+  PM.printPipeline(OS);
+  // A file's name need not be UTF-8; a graph's strings are.
+  G.metadata().Pipelines.push_back(
+      PipelineRun{OS.str(), toolVersion(Tool), repairedUtf8(InputName)});
 }

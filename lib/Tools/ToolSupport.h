@@ -16,10 +16,15 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dd {
 
 class Graph;
+class PassManager;
+namespace import {
+struct ImportResult;
+} // namespace import
 
 /// A boolean flag that libLLVM may define already (-time-passes,
 /// -print-after-all and -print-pipeline-passes are registered by its static
@@ -75,6 +80,17 @@ std::string csvField(llvm::StringRef S);
 /// rank: \p Path with "%r" replaced by the rank, or else ".rankN" before the
 /// extension (".json.gz" counts as one) when there are several.
 std::string rankPath(llvm::StringRef Path, int32_t Rank, unsigned Ranks);
+
+/// What a trace's import warns about, as dd-import prints it: the
+/// front-end's warnings, then the lowering's notes on the cycles it broke,
+/// each after the input's name.
+std::vector<std::string> importWarnings(const import::ImportResult &R);
+
+/// Records in \p G's metadata that \p PM, run by \p Tool on the input
+/// \p InputName, made it: the provenance every report of a prediction
+/// names (dd-sim's "what-if:", dd-diff).
+void recordPipelineRun(Graph &G, const PassManager &PM, llvm::StringRef Tool,
+                       llvm::StringRef InputName);
 
 } // namespace dd
 

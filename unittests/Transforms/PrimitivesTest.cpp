@@ -25,6 +25,17 @@ EdgeSet liveEdges(const Graph &G) {
   return S;
 }
 
+/// A task on lane \p L at \p Start lasting 1 ns, to append in bulk
+/// (GraphBuilder::appendTasks(), as a file is read: links pending).
+Task taskAt(Graph &G, LaneId L, int64_t Start) {
+  Task T;
+  T.Name = G.intern("t");
+  T.Lane = L;
+  T.StartNs = Start;
+  T.DurationNs = 1;
+  return T;
+}
+
 TEST(PrimitivesTest, ScaleRoundsAndClamps) {
   Graph G;
   LaneId A = addLane(G, "a");
@@ -103,12 +114,7 @@ TEST(PrimitivesTest, CollapseRunsIntoHead) {
            A = addLane(G, "a");
     std::vector<Task> Ts;
     auto Add = [&](LaneId L, int64_t Start) {
-      Task T;
-      T.Name = G.intern("t");
-      T.Lane = L;
-      T.StartNs = Start;
-      T.DurationNs = 1;
-      Ts.push_back(T);
+      Ts.push_back(taskAt(G, L, Start));
       return TaskId(Ts.size() - 1);
     };
     TaskId H = Add(C, 0), K1 = Add(K, 1), M1 = Add(C, 2), K2 = Add(K, 3),
@@ -143,12 +149,7 @@ TEST(PrimitivesTest, CollapseRunsIntoHead) {
 TEST(PrimitivesTest, CollapseRunAtLaneEnd) {
   Graph G;
   LaneId C = addLane(G, "c");
-  std::vector<Task> Ts(3);
-  for (size_t I = 0; I != Ts.size(); ++I) {
-    Ts[I].Name = G.intern("t");
-    Ts[I].Lane = C;
-    Ts[I].StartNs = int64_t(I);
-  }
+  std::vector<Task> Ts = {taskAt(G, C, 0), taskAt(G, C, 1), taskAt(G, C, 2)};
   ASSERT_EQ(GraphBuilder(G).appendTasks(Ts), NoId);
   std::vector<TaskId> Run = {0, 1, 2};
   collapseRuns(G, {LaneRun{Run, 5}});
