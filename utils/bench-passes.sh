@@ -33,7 +33,9 @@ for p in pipelines(dd_opt)[0]:
     for _ in range(runs):
         err = subprocess.run([dd_opt, "-time-passes", f"-passes={p}", ddir,
                               "-disable-output"], capture_output=True, text=True).stderr
-        rows = [l for l in err.splitlines() if re.search(r"\)\s+\S", l) and "Total" not in l]
+        # The timing rows only: a pass's warning may hold parentheses too.
+        rows = [l for l in err.splitlines()
+                if re.search(r"[0-9.]+ \(\s*[0-9.]+%\)\s+\S", l) and "Total" not in l]
         if not rows:
             walls = None
             print(f"{p}: failed: {err.strip().splitlines()[-1] if err.strip() else '?'}")
