@@ -143,7 +143,7 @@ PyGraph loadGraph(const std::string &Path) {
   PyGraph Out;
   // In place, as dd-sim reads: the file is mapped privately, and a save
   // over it writes a new file (writeGraphFile()), so the mapping stays.
-  Out.G = orThrow(readGraphFile(Path, /*InPlace=*/true));
+  Out.G = orThrow(readGraphFile(Path, GraphUse::ReadInPlace));
   Out.Name = Path;
   return Out;
 }

@@ -190,11 +190,34 @@ uint32_t copyRecords(llvm::ArrayRef<T> Records, bool Drop, AppendFn Append) {
   return NoId;
 }
 
+/// Room for passes that insert records after \p N read: without it the
+/// first insertion copies every record into fresh memory (a third of such
+/// a pass's time on a million tasks, half of it on ten million). Half as
+/// many again: a recomputed forward (activation-checkpointing of every
+/// layer) adds a third of the tasks; edges get as much, since removing a
+/// task adds the edges that bypass it. Room never used is never touched,
+/// so it costs address space, not memory.
+size_t withRoom(size_t N) { return N + N / 2; }
+
+/// Where a graph uses \p Count records of type T that lie at \p At in
+/// \p Bytes in place: mapped again with room after them (\p Room is set)
+/// where \p MapWithRoom does so, else where they lie in \p Writable.
+template <typename T>
+T *recordsInPlace(StringRef Bytes, char *Writable, const void *At, size_t Count,
+                  MapWithRoomFn MapWithRoom,
+                  std::unique_ptr<GrowableFileMapping> &Room) {
+  const size_t Offset = static_cast<const char *>(At) - Bytes.data();
+  if (MapWithRoom)
+    Room = MapWithRoom(Offset, Count * sizeof(T), withRoom(Count) * sizeof(T));
+  return reinterpret_cast<T *>(Room ? Room->data() : Writable + Offset);
+}
+
 /// Reads the edges of \p In, a version-3 file: one array of structs, used in
-/// place when \p Writable (the same bytes as \p Bytes, writable) is given,
-/// else copied (with \p Drop, as copyRecords() says).
+/// place when \p Writable (the same bytes as \p Bytes, writable) is given
+/// (recordsInPlace()), else copied (with \p Drop, as copyRecords() says).
 llvm::Error readEdgeStructs(const fb::Graph &In, StringRef Bytes,
-                            char *Writable, bool Drop, Graph &G) {
+                            char *Writable, MapWithRoomFn MapWithRoom,
+                            bool Drop, Graph &G) {
   if (In.edge_src() || In.edge_dst() || In.edge_kind())
     return fail("version 3 file with version 2 edge arrays");
   const auto *Es = In.edges();
@@ -206,10 +229,12 @@ llvm::Error readEdgeStructs(const fb::Graph &In, StringRef Bytes,
     return llvm::Error::success();
   }
   const char *At = reinterpret_cast<const char *>(Es->Data());
-  if (Writable)
-    GraphBuilder(G).adoptEdges(
-        {reinterpret_cast<Edge *>(Writable + (At - Bytes.data())), Es->size()});
-  else
+  if (Writable) {
+    std::unique_ptr<GrowableFileMapping> Room;
+    Edge *First = recordsInPlace<Edge>(Bytes, Writable, At, Es->size(),
+                                       MapWithRoom, Room);
+    GraphBuilder(G).adoptEdges({First, Es->size()}, std::move(Room));
+  } else
     copyRecords(
         llvm::ArrayRef<Edge>(reinterpret_cast<const Edge *>(At), Es->size()),
         Drop, [&](llvm::ArrayRef<Edge> Part) {
@@ -222,10 +247,11 @@ llvm::Error readEdgeStructs(const fb::Graph &In, StringRef Bytes,
 } // namespace
 
 /// parseBinaryGraph(), adopting the task records in place when \p Writable
-/// (the same bytes as \p Bytes, writable) is given, else copying them, and
-/// with \p Drop handing the copied pages of \p Bytes, a read-only mapping
-/// of a file, back to the kernel (copyRecords()).
-static Expected<Graph> parse(StringRef Bytes, char *Writable, bool Drop) {
+/// (the same bytes as \p Bytes, writable) is given (recordsInPlace()), else
+/// copying them, and with \p Drop handing the copied pages of \p Bytes, a
+/// read-only mapping of a file, back to the kernel (copyRecords()).
+static Expected<Graph> parse(StringRef Bytes, char *Writable,
+                             MapWithRoomFn MapWithRoom, bool Drop) {
   const auto *Data = reinterpret_cast<const uint8_t *>(Bytes.data());
   if (Bytes.size() < 8 || !fb::GraphBufferHasIdentifier(Data))
     return fail("not a binary .ddir file (no 'DDIR' identifier)");
@@ -273,14 +299,8 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable, bool Drop) {
   const size_t NumEdges =
       Version == 2 ? sizeOf(In->edge_src()) : sizeOf(In->edges());
   auto *Tasks = In->tasks();
-  // Headroom for passes that insert tasks and edges: without it the first
-  // insertion copies every task array into fresh memory (a third of such a
-  // pass's time on a million tasks). Half as many tasks again: a
-  // recomputed forward (activation-checkpointing of every layer) adds a
-  // third. Edges get as much, since removing a task adds the edges that
-  // bypass it. Room never used is never touched, so it costs address
-  // space, not memory.
-  G.reserve(sizeOf(Tasks) + sizeOf(Tasks) / 2, NumEdges + NumEdges / 2);
+  // Records used in place borrow their room instead (TaskStore.h).
+  G.reserve(withRoom(sizeOf(Tasks)), withRoom(NumEdges));
   if (Tasks && Tasks->size()) {
     // The verifier's checks of each task, made while the task is linked
     // (verifyAsRead() then skips them): strings, lanes and layers are read,
@@ -291,11 +311,12 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable, bool Drop) {
     llvm::ArrayRef<Task> Records;
     uint32_t Bad;
     if (Writable && sameTaskLayout()) {
-      auto *First = reinterpret_cast<Task *>(
-          Writable +
-          (reinterpret_cast<const char *>(Tasks->Data()) - Bytes.data()));
+      std::unique_ptr<GrowableFileMapping> Room;
+      Task *First = recordsInPlace<Task>(Bytes, Writable, Tasks->Data(),
+                                         Tasks->size(), MapWithRoom, Room);
       Records = {First, Tasks->size()};
-      Bad = GraphBuilder(G).adoptTasks({First, Tasks->size()}, &Bounds);
+      Bad = GraphBuilder(G).adoptTasks({First, Tasks->size()}, &Bounds,
+                                       std::move(Room));
     } else {
       Records = asGraphTasks(*Tasks, Converted);
       // Converted records are the reader's own memory: nothing to drop.
@@ -332,9 +353,9 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable, bool Drop) {
   if (auto *Notes = In->task_notes())
     for (const fb::TaskNote *N : *Notes)
       G.addNote(TaskNote{N->task(), N->key(), N->value()});
-  if (llvm::Error E = Version == 2
-                          ? readEdgeArrays(*In, G)
-                          : readEdgeStructs(*In, Bytes, Writable, Drop, G))
+  if (llvm::Error E = Version == 2 ? readEdgeArrays(*In, G)
+                                   : readEdgeStructs(*In, Bytes, Writable,
+                                                     MapWithRoom, Drop, G))
     return std::move(E);
   // Absent in files written before memory events existed: those have none.
   // Lanes are checked by the semantic verifier, as nothing here needs them.
@@ -364,14 +385,15 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable, bool Drop) {
 }
 
 Expected<Graph> dd::parseBinaryGraph(StringRef Bytes) {
-  return parse(Bytes, nullptr, /*Drop=*/false);
+  return parse(Bytes, nullptr, nullptr, /*Drop=*/false);
 }
 
-Expected<Graph> dd::parseBinaryGraphInPlace(llvm::MutableArrayRef<char> Bytes) {
-  return parse(StringRef(Bytes.data(), Bytes.size()), Bytes.data(),
+Expected<Graph> dd::parseBinaryGraphInPlace(llvm::MutableArrayRef<char> Bytes,
+                                            MapWithRoomFn MapWithRoom) {
+  return parse(StringRef(Bytes.data(), Bytes.size()), Bytes.data(), MapWithRoom,
                /*Drop=*/false);
 }
 
 Expected<Graph> dd::parseMappedBinaryGraph(StringRef Bytes) {
-  return parse(Bytes, nullptr, /*Drop=*/true);
+  return parse(Bytes, nullptr, nullptr, /*Drop=*/true);
 }

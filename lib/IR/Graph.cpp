@@ -71,9 +71,13 @@ uint32_t Graph::appendTasks(llvm::ArrayRef<Task> Ts,
 }
 
 uint32_t Graph::adoptTasks(llvm::MutableArrayRef<Task> Ts,
+                           std::unique_ptr<GrowableFileMapping> Room,
                            const TaskFieldBounds *Check) {
   assert(Tasks.empty() && "adopting tasks into a graph that has some");
-  Tasks.borrow(Ts);
+  if (Room)
+    Tasks.borrow(Ts, std::move(Room));
+  else
+    Tasks.borrow(Ts);
   return linkNewTasks(0, Check);
 }
 

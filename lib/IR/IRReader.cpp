@@ -30,22 +30,41 @@ namespace {
 
 /// A file mapped privately and writable (copy-on-write): what
 /// parseBinaryGraphInPlace() needs to leave the task records where they are.
+/// It keeps the file open, to map the task and edge records again with room
+/// to grow (mapWithRoom()).
 class PrivateFileBuffer : public llvm::MemoryBuffer {
 public:
   PrivateFileBuffer(llvm::sys::fs::mapped_file_region Region,
-                    llvm::StringRef Name)
-      : Region(std::move(Region)), Name(Name.str()) {
+                    llvm::sys::fs::file_t FD, llvm::StringRef Name)
+      : Region(std::move(Region)), FD(FD), Name(Name.str()) {
     init(this->Region.data(), this->Region.data() + this->Region.size(),
          /*RequiresNullTerminator=*/false);
   }
+  ~PrivateFileBuffer() override { closeFile(); }
   llvm::StringRef getBufferIdentifier() const override { return Name; }
   BufferKind getBufferKind() const override { return MemoryBuffer_MMap; }
   llvm::MutableArrayRef<char> writable() {
     return {Region.data(), Region.size()};
   }
+  /// The file's bytes [\p Offset, \p Offset + \p Bytes) mapped again with
+  /// room after them (GrowableFileMapping.h), or null.
+  std::unique_ptr<GrowableFileMapping>
+  mapWithRoom(uint64_t Offset, size_t Bytes, size_t Capacity) const {
+#ifdef _WIN32
+    return nullptr;
+#else
+    return GrowableFileMapping::map(FD, Offset, Bytes, Capacity);
+#endif
+  }
+  /// Done mapping: the mappings outlive the descriptor.
+  void closeFile() {
+    if (FD != llvm::sys::fs::kInvalidFile)
+      llvm::sys::fs::closeFile(FD);
+  }
 
 private:
   llvm::sys::fs::mapped_file_region Region;
+  llvm::sys::fs::file_t FD;
   std::string Name;
 };
 
@@ -69,7 +88,7 @@ std::unique_ptr<PrivateFileBuffer> mapPrivately(llvm::StringRef Path) {
     llvm::sys::fs::mapped_file_region Region(
         *FD, llvm::sys::fs::mapped_file_region::priv, Status.getSize(), 0, EC);
     if (!EC)
-      Buf = std::make_unique<PrivateFileBuffer>(std::move(Region), Path);
+      return std::make_unique<PrivateFileBuffer>(std::move(Region), *FD, Path);
   }
   llvm::sys::fs::closeFile(*FD);
   return Buf;
@@ -78,9 +97,11 @@ std::unique_ptr<PrivateFileBuffer> mapPrivately(llvm::StringRef Path) {
 } // namespace
 
 /// Parses and verifies \p Bytes, the contents of \p Buf; \p Writable, when
-/// given, is the same bytes writable and private (see mapPrivately()).
+/// given, is the same bytes writable and private (see mapPrivately()), and
+/// \p MapWithRoom maps its task and edge records again with room to grow.
 static Expected<Graph> readBytes(llvm::MemoryBuffer &Buf,
-                                 llvm::MutableArrayRef<char> Writable) {
+                                 llvm::MutableArrayRef<char> Writable,
+                                 MapWithRoomFn MapWithRoom = nullptr) {
   llvm::StringRef Name = Buf.getBufferIdentifier();
   llvm::StringRef Bytes = Buf.getBuffer();
   if (Bytes.empty())
@@ -99,10 +120,11 @@ static Expected<Graph> readBytes(llvm::MemoryBuffer &Buf,
   // into memory (stdin) cannot.
   const bool Mapped =
       Buf.getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap;
-  Expected<Graph> G = !Binary             ? parseTextGraph(Bytes)
-                      : !Writable.empty() ? parseBinaryGraphInPlace(Writable)
-                      : Mapped            ? parseMappedBinaryGraph(Bytes)
-                                          : parseBinaryGraph(Bytes);
+  Expected<Graph> G = !Binary ? parseTextGraph(Bytes)
+                      : !Writable.empty()
+                          ? parseBinaryGraphInPlace(Writable, MapWithRoom)
+                      : Mapped ? parseMappedBinaryGraph(Bytes)
+                               : parseBinaryGraph(Bytes);
   if (!G)
     return withName(Name, G.takeError());
   // The binary reader checks each task as it links it at its lane's end.
@@ -118,17 +140,24 @@ Expected<Graph> dd::readGraph(std::unique_ptr<llvm::MemoryBuffer> Buf) {
   return G;
 }
 
-Expected<Graph> dd::readGraphFile(llvm::StringRef Path, bool InPlace,
-                                  bool WillChange) {
+Expected<Graph> dd::readGraphFile(llvm::StringRef Path, GraphUse Use) {
   // A regular file is mapped privately so that its task and edge records
   // need not be copied (TaskStore.h).
   if (std::unique_ptr<PrivateFileBuffer> Mapped =
-          InPlace ? mapPrivately(Path) : nullptr) {
-    if (WillChange) {
-      llvm::MutableArrayRef<char> W = Mapped->writable();
-      prefault(W.begin(), W.end());
-    }
-    Expected<Graph> G = readBytes(*Mapped, Mapped->writable());
+          Use != GraphUse::Copy ? mapPrivately(Path) : nullptr) {
+    // Records that will change go where they can grow, their pages made
+    // private at once.
+    auto MapWithRoom = [&](uint64_t Offset, size_t Bytes, size_t Capacity) {
+      std::unique_ptr<GrowableFileMapping> Room =
+          Mapped->mapWithRoom(Offset, Bytes, Capacity);
+      if (Room)
+        prefault(Room->data(), Room->data() + Bytes);
+      return Room;
+    };
+    Expected<Graph> G = readBytes(
+        *Mapped, Mapped->writable(),
+        Use == GraphUse::Change ? MapWithRoomFn(MapWithRoom) : MapWithRoomFn());
+    Mapped->closeFile();
     if (G)
       G->holdBuffer(std::move(Mapped));
     return G;

@@ -31,8 +31,8 @@ static void printTraits(const PassInfo &I, llvm::raw_ostream &OS) {
     OS << "\nA printer: it reports on the graph and changes nothing, so a "
           "pipeline of printers reads its input in place.\n";
   if (T.has(PassTrait::AddsTasks))
-    OS << "\nIt adds tasks: dd-opt copies its input's tasks at load rather "
-          "than using the file in place.\n";
+    OS << "\nIt adds tasks: they go after the input's own, in room dd-opt "
+          "maps after the file's tasks for a pipeline that changes them.\n";
   if (T.has(PassTrait::HandlesRankCopies))
     OS << "\nIt changes a graph's ranks stored as copies of another as "
           "they are; before other passes, the pass manager expands them.\n";

@@ -196,16 +196,17 @@ int dd::ddOptMain(int Argc, char **Argv) {
             checkBinaryOutputAllowed(Opt.Output, Opt.Text, Opt.Force))
       return reportError(Tool, std::move(E));
 
-  // A pipeline of printers reads the graph and changes no task, so the
-  // graph is read in place (readGraphFile()) unless a pass adds tasks
-  // (whose first task added would copy them all anyway); a pipeline that
-  // changes tasks has the mapping's pages made private at load, rather
-  // than one fault at a time in the middle of its first pass. At 5 million
-  // tasks that takes amp-scale's whole run from 688 MB to 425 MB (the
-  // file's pages and a copy of the tasks before; one private copy of the
-  // file now), and from 2.35 s to 1.91 s.
-  auto G = readGraphFile(Opt.Input, /*InPlace=*/!PM.addsTasks(),
-                         /*WillChange=*/!PM.onlyPrinters());
+  // A pipeline of printers reads the graph where the file holds it; one
+  // that changes tasks has their pages made private at load, rather than
+  // one fault at a time in the middle of its first pass, and room mapped
+  // after them for the tasks it adds (readGraphFile()). At 5 million tasks
+  // the first took amp-scale's whole run from 688 MB to 425 MB (the file's
+  // pages and a copy of the tasks before; one private copy of the file
+  // now), and from 2.35 s to 1.91 s; at 10^7 the room took a whole
+  // activation-checkpointing run from 3.6-5.2 s to 2.2-3.5 s, which had
+  // copied every task to make room for its own (docs/Performance.md).
+  auto G = readGraphFile(Opt.Input, PM.onlyPrinters() ? GraphUse::ReadInPlace
+                                                      : GraphUse::Change);
   if (!G)
     return reportError(Tool, G.takeError());
 

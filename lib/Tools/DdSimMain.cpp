@@ -197,7 +197,7 @@ int dd::ddSimMain(int Argc, char **Argv) {
     return reportError(Tool, Policy.takeError());
   PhaseTimes Times;
   // Simulating reads the tasks and never changes one.
-  auto G = readGraphFile(Opt.Input, /*InPlace=*/true);
+  auto G = readGraphFile(Opt.Input, GraphUse::ReadInPlace);
   if (!G)
     return reportError(Tool, G.takeError());
   Times.mark("read+verify");

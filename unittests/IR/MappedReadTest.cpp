@@ -1,7 +1,7 @@
 //===- MappedReadTest.cpp - Reading a mapped file, copying in runs --------===//
 //
-// A reader that cannot use a file's records in place (dd-opt with a pass
-// that adds tasks) copies them from a read-only mapping of the file a few
+// A reader that does not use a file's records in place (dd-diff, dd-sim's
+// baseline, SeqPoint) copies them from a read-only mapping of the file a few
 // megabytes at a time, handing each run's pages back to the kernel once
 // copied (parseMappedBinaryGraph()). The graph must be the file's exactly,
 // across runs and past the dropped pages (the strings still point into the
@@ -63,8 +63,8 @@ TEST(MappedReadTest, CopiesInRunsAndDropsPagesKeepingTheGraph) {
   llvm::Expected<Graph> R = parseMappedBinaryGraph((*Buf)->getBuffer());
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_EQ(toText(*R), toText(G));
-  // The way the tools read a file they will add tasks to.
-  llvm::Expected<Graph> F = readGraphFile(Path, /*InPlace=*/false);
+  // The way those tools read a file.
+  llvm::Expected<Graph> F = readGraphFile(Path, GraphUse::Copy);
   ASSERT_TRUE(bool(F)) << llvm::toString(F.takeError());
   EXPECT_EQ(toText(*F), toText(G));
   llvm::sys::fs::remove(Path);

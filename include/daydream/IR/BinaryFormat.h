@@ -11,7 +11,9 @@
 #define DAYDREAM_IR_BINARYFORMAT_H
 
 #include "daydream/IR/Graph.h"
+#include "daydream/IR/GrowableFileMapping.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -34,12 +36,20 @@ llvm::Expected<Graph> parseBinaryGraph(llvm::StringRef Bytes);
 /// that the records are resident once rather than twice (a reader that
 /// adds tasks and so cannot use them in place keeps 48 bytes a task less).
 llvm::Expected<Graph> parseMappedBinaryGraph(llvm::StringRef Bytes);
+/// Maps the file's record array at byte \p Offset, \p Bytes long, again
+/// with room after it for \p Capacity bytes in all; null to use the records
+/// where they lie.
+using MapWithRoomFn = llvm::function_ref<std::unique_ptr<GrowableFileMapping>(
+    uint64_t Offset, size_t Bytes, size_t Capacity)>;
 /// The same, but the graph may keep using the task and edge records where
 /// they lie in \p Bytes (TaskStore.h) instead of copying them: \p Bytes must be
 /// writable memory no one else sees (a private mapping of the file) and
-/// outlive the graph (Graph::holdBuffer()).
+/// outlive the graph (Graph::holdBuffer()). With \p MapWithRoom, the graph
+/// uses them where it maps them instead, so that passes that add tasks or
+/// edges add them in place.
 llvm::Expected<Graph>
-parseBinaryGraphInPlace(llvm::MutableArrayRef<char> Bytes);
+parseBinaryGraphInPlace(llvm::MutableArrayRef<char> Bytes,
+                        MapWithRoomFn MapWithRoom = nullptr);
 
 /// Writes \p G in canonical order. Fails only if \p G has a cycle.
 llvm::Error writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS);

@@ -16,6 +16,7 @@
 #ifndef DAYDREAM_IR_GRAPH_H
 #define DAYDREAM_IR_GRAPH_H
 
+#include "daydream/IR/GrowableFileMapping.h"
 #include "daydream/IR/StringTable.h"
 #include "daydream/IR/TaskStore.h"
 #include "daydream/IR/Types.h"
@@ -252,12 +253,17 @@ private:
 
   uint32_t appendTasks(llvm::ArrayRef<Task> Ts, const TaskFieldBounds *Check);
   uint32_t adoptTasks(llvm::MutableArrayRef<Task> Ts,
+                      std::unique_ptr<GrowableFileMapping> Room,
                       const TaskFieldBounds *Check);
   void addAttrSlot(const TaskAttrs &A) { Attrs.push_back(A); }
   void appendEdges(llvm::ArrayRef<Edge> Es) { Edges.append(Es); }
-  void adoptEdges(llvm::MutableArrayRef<Edge> Es) {
+  void adoptEdges(llvm::MutableArrayRef<Edge> Es,
+                  std::unique_ptr<GrowableFileMapping> Room) {
     assert(Edges.empty() && "adopting edges into a graph that has some");
-    Edges.borrow(Es);
+    if (Room)
+      Edges.borrow(Es, std::move(Room));
+    else
+      Edges.borrow(Es);
   }
 
 private:

@@ -35,18 +35,24 @@ public:
   /// The same for a graph without tasks yet, but the graph keeps using \p Ts
   /// where they are (TaskStore.h) until it first adds a task: they must
   /// outlive it (Graph::holdBuffer()) and be writable memory no one else
-  /// sees.
+  /// sees. Where \p Ts lie at the start of \p Room, which the graph then
+  /// keeps, tasks added go after them in place while it has room.
   uint32_t adoptTasks(llvm::MutableArrayRef<Task> Ts,
-                      const TaskFieldBounds *Check = nullptr) {
-    return G.adoptTasks(Ts, Check);
+                      const TaskFieldBounds *Check = nullptr,
+                      std::unique_ptr<GrowableFileMapping> Room = nullptr) {
+    return G.adoptTasks(Ts, std::move(Room), Check);
   }
   /// Appends an attribute record as stored (tasks refer to it by index).
   void addAttrSlot(const TaskAttrs &A) { G.addAttrSlot(A); }
   /// Appends \p Es, as Graph::addEdge() one by one would.
   void appendEdges(llvm::ArrayRef<Edge> Es) { G.appendEdges(Es); }
   /// The same for a graph without edges yet, but the graph keeps using
-  /// \p Es where they are until it first adds an edge, as adoptTasks() does.
-  void adoptEdges(llvm::MutableArrayRef<Edge> Es) { G.adoptEdges(Es); }
+  /// \p Es where they are until it first adds an edge past their room, as
+  /// adoptTasks() does.
+  void adoptEdges(llvm::MutableArrayRef<Edge> Es,
+                  std::unique_ptr<GrowableFileMapping> Room = nullptr) {
+    G.adoptEdges(Es, std::move(Room));
+  }
 
 private:
   Graph &G;

@@ -7,14 +7,18 @@
 // reading it touches only pages the page cache already holds instead of
 // copying every record into fresh memory; on the virtual machines this runs
 // on, handing out fresh pages costs more than all the rest of loading. A
-// record a pass changes copies its page then, privately. The first growth
-// copies the records into owned memory, with room to grow further.
+// record a pass changes copies its page then, privately. Records added
+// go after them in place while the borrowed memory has room (a file's
+// records mapped with room after them: GrowableFileMapping.h); the first
+// growth past it copies the records into owned memory, with room to grow
+// further.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef DAYDREAM_IR_TASKSTORE_H
 #define DAYDREAM_IR_TASKSTORE_H
 
+#include "daydream/IR/GrowableFileMapping.h"
 #include "daydream/IR/Types.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -34,11 +38,14 @@ public:
     Data = O.Data;
     Size = O.Size;
     Borrowed = O.Borrowed;
+    Room = std::move(O.Room);
+    BorrowedCapacity = O.BorrowedCapacity;
     GrowTo = O.GrowTo;
     O.Owned.clear();
     O.Data = nullptr;
     O.Size = 0;
     O.Borrowed = false;
+    O.BorrowedCapacity = 0;
     O.GrowTo = 0;
     return *this;
   }
@@ -56,6 +63,18 @@ public:
     Data = Ts.data();
     Size = Ts.size();
     Borrowed = true;
+    BorrowedCapacity = Size;
+  }
+  /// The same for \p Ts at the start of \p Mapping, which the store keeps
+  /// alive: records added go after them in place while the mapping has
+  /// room.
+  void borrow(llvm::MutableArrayRef<T> Ts,
+              std::unique_ptr<GrowableFileMapping> Mapping) {
+    assert(reinterpret_cast<char *>(Ts.data()) == Mapping->data() &&
+           "records not at the start of their mapping");
+    borrow(Ts);
+    BorrowedCapacity = std::max(Size, Mapping->capacity() / sizeof(T));
+    Room = std::move(Mapping);
   }
   /// Whether the records are still someone else's memory.
   bool borrowed() const { return Borrowed; }
@@ -89,21 +108,35 @@ public:
   /// records out first); returns where they will go, for the caller to
   /// fault in at once.
   T *roomFor(size_t N) {
-    if (Borrowed)
+    if (Borrowed) {
+      if (N <= BorrowedCapacity - Size)
+        return Data + Size;
       own(Size + N);
+    }
     Owned.reserve(Size + N);
     sync();
     return Data + Size;
   }
   void push_back(const T &X) {
-    if (Borrowed)
+    if (Borrowed) {
+      if (Size != BorrowedCapacity) {
+        Data[Size++] = X;
+        return;
+      }
       own(Size + 1);
+    }
     Owned.push_back(X);
     sync();
   }
   void append(llvm::ArrayRef<T> Xs) {
-    if (Borrowed)
+    if (Borrowed) {
+      if (Xs.size() <= BorrowedCapacity - Size) {
+        std::copy(Xs.begin(), Xs.end(), Data + Size);
+        Size += Xs.size();
+        return;
+      }
       own(Size + Xs.size());
+    }
     Owned.insert(Owned.end(), Xs.begin(), Xs.end());
     sync();
   }
@@ -132,6 +165,8 @@ private:
     Copy.assign(Data, Data + Size);
     Owned = std::move(Copy);
     Borrowed = false;
+    BorrowedCapacity = 0;
+    Room.reset();
     sync();
   }
   void sync() {
@@ -143,6 +178,10 @@ private:
   T *Data = nullptr;
   size_t Size = 0;
   bool Borrowed = false;
+  /// Records the borrowed memory has room for, from Data on.
+  size_t BorrowedCapacity = 0;
+  /// The mapping the borrowed records lie in, where the store keeps it.
+  std::unique_ptr<GrowableFileMapping> Room;
   size_t GrowTo = 0;
 };
 

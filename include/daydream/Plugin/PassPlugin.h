@@ -43,8 +43,10 @@
 /// (a new trait is a new bit, no new virtual); PassInfo holds the traits
 /// and lists its options as data (Options) rather than printing them;
 /// Graph's reader internals moved to GraphBuilder. 4: Metadata holds the
-/// pipelines that made the graph (provenance), so Graph grew.
-#define DD_PLUGIN_API_VERSION 4
+/// pipelines that made the graph (provenance), so Graph grew. 5: the task
+/// and edge arrays keep the mapping they grow into (TaskStore.h), so Graph
+/// grew again.
+#define DD_PLUGIN_API_VERSION 5
 
 #define DD_PLUGIN_EXPORT __attribute__((visibility("default")))
 
