@@ -24,6 +24,9 @@ using namespace dd::import;
 
 namespace {
 
+/// How much of an input tells its format (FileKind.h reads its first bytes).
+constexpr size_t SniffBytes = size_t(64) << 10;
+
 llvm::Error prefixed(llvm::StringRef Name, llvm::Error E) {
   std::string Msg = llvm::toString(std::move(E));
   if (llvm::StringRef(Msg).startswith((Name + ":").str()))
@@ -92,24 +95,40 @@ llvm::Expected<ImportResult> dd::import::readTrace(llvm::StringRef Path,
   };
   if (Path != "-" && llvm::sys::fs::is_directory(Path))
     return prefixed(Path, directoryError(Path));
-  auto In = loadInputFile(Path, Opts.MaxInputBytes);
+  // A gzip is inflated on a second thread while the Kineto reader parses
+  // what has arrived (InflateAhead.h); the other readers take it whole.
+  auto In = loadInputFile(Path, Opts.MaxInputBytes,
+                          /*InflateAheadOfReader=*/true);
   if (!In)
     return In.takeError();
-  if (In->Bytes.size() == 0)
+  // Only the Kineto reader reads the bytes as they arrive; JSON was told
+  // by a byte that arrived.
+  InputFormat Format = detectFormat(In->arrived(SniffBytes));
+  if (Format != InputFormat::KinetoJson)
+    if (llvm::Error E = In->finishInflating())
+      return prefixed(In->Name, std::move(E));
+  if (In->arrived(1).empty())
     return prefixed(
         In->Name,
         llvm::createStringError(llvm::inconvertibleErrorCode(), "empty file"));
   ImportResult R;
   R.LoadSeconds = Seconds();
   R.InputBytes = In->StoredSize;
-  R.TextBytes = In->Bytes.size();
 
   llvm::Expected<TraceModel> Model = llvm::createStringError(
       llvm::inconvertibleErrorCode(), "unknown trace format");
-  switch (detectFormat(In->Bytes.str())) {
+  // The whole text tells what a start of blanks did not.
+  if (Format == InputFormat::Unknown)
+    Format = detectFormat(In->Bytes.str());
+  switch (Format) {
   case InputFormat::KinetoJson:
     R.Format = "kineto";
     Model = readKinetoTrace(*In, Opts.Kineto, Progress);
+    // A bad gzip is the error, whatever the parse made of its start.
+    if (llvm::Error E = In->finishInflating()) {
+      llvm::consumeError(Model.takeError());
+      return prefixed(In->Name, std::move(E));
+    }
     break;
   case InputFormat::NsysSqlite:
     R.Format = "nsys";
@@ -136,6 +155,7 @@ llvm::Expected<ImportResult> dd::import::readTrace(llvm::StringRef Path,
   }
   if (!Model)
     return prefixed(In->Name, Model.takeError());
+  R.TextBytes = In->Bytes.size();
   R.ReadSeconds = Seconds();
   R.Read = Model->Stats;
   for (std::string &W : Model->Warnings)

@@ -1,11 +1,13 @@
 //===- InputFile.cpp - A trace file's bytes, decompressed and padded ------===//
 //
 // Loading a file or stdin, gunzip with zlib straight into a padded buffer (so
-// that the parser needs no second copy), and format detection by content.
+// that the parser needs no second copy) or beside the reader
+// (InflateAhead.h), and format detection by content.
 //
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Import/InputFile.h"
+#include "InflateAhead.h"
 #include "daydream/IR/FileKind.h"
 #include "daydream/Trace/RecordFile.h"
 
@@ -33,6 +35,13 @@ PaddedBuffer::PaddedBuffer(StringRef Bytes) {
   if (!Bytes.empty())
     std::memcpy(Data.get(), Bytes.data(), Bytes.size());
   setSize(Bytes.size());
+}
+
+PaddedBuffer PaddedBuffer::view(const char *Bytes, size_t Size) {
+  PaddedBuffer B;
+  B.View = Bytes;
+  B.Size = B.Capacity = Size;
+  return B;
 }
 
 PaddedBuffer PaddedBuffer::mapped(std::unique_ptr<llvm::MemoryBuffer> File) {
@@ -104,56 +113,43 @@ llvm::Error dd::import::gunzip(StringRef Compressed, PaddedBuffer &Out,
                                uint64_t MaxBytes) {
   if (MaxBytes == 0)
     MaxBytes = machineMemoryBytes();
-  z_stream Z{};
-  // 16 + MAX_WBITS: expect a gzip header and trailer, not raw zlib.
-  if (inflateInit2(&Z, 16 + MAX_WBITS) != Z_OK)
-    return makeError("cannot initialize zlib");
-  auto Cleanup = llvm::make_scope_exit([&] { inflateEnd(&Z); });
   Out.reserve(std::min<uint64_t>(sizeHint(Compressed), MaxBytes));
-  const auto *In = reinterpret_cast<const Bytef *>(Compressed.data());
-  size_t InLeft = Compressed.size();
-  size_t Done = 0;
-  for (;;) {
+  auto Room = [&](size_t Done) -> llvm::MutableArrayRef<char> {
     if (Done == Out.capacity()) {
       if (Done >= MaxBytes)
-        return makeError("decompresses to more than " + llvm::Twine(MaxBytes) +
-                         " bytes (-max-input-size)");
+        return {};
       // The size is set first: reserve() keeps only the bytes up to it.
       Out.setSize(Done);
       Out.reserve(std::min<uint64_t>(Out.capacity() * 2 + 4096, MaxBytes));
     }
-    // zlib counts in 32-bit uInt; feed huge inputs in slices.
-    uInt InChunk = uInt(std::min<size_t>(InLeft, 1u << 30));
-    uInt OutChunk = uInt(std::min<size_t>(Out.capacity() - Done, 1u << 30));
-    Z.next_in = const_cast<Bytef *>(In);
-    Z.avail_in = InChunk;
-    Z.next_out = reinterpret_cast<Bytef *>(Out.writableData() + Done);
-    Z.avail_out = OutChunk;
-    int Rc = inflate(&Z, Z_NO_FLUSH);
-    In += InChunk - Z.avail_in;
-    InLeft -= InChunk - Z.avail_in;
-    Done += OutChunk - Z.avail_out;
-    if (Rc == Z_STREAM_END) {
-      // Concatenated members (pigz, bgzip, `cat a.gz b.gz`) decompress to
-      // the concatenation; anything else after a member is ignored, as
-      // gzip -d does with trailing zeros.
-      if (!isGzip(StringRef(reinterpret_cast<const char *>(In), InLeft)))
-        break;
-      if (inflateReset(&Z) != Z_OK)
-        return makeError("cannot reset zlib");
-      continue;
-    }
-    if (Rc == Z_DATA_ERROR || Rc == Z_NEED_DICT || Rc == Z_STREAM_ERROR)
-      return makeError(llvm::Twine("corrupt gzip stream: ") +
-                       (Z.msg ? Z.msg : "invalid data"));
-    if (Rc == Z_MEM_ERROR)
-      return makeError("out of memory while decompressing");
-    // Z_OK or Z_BUF_ERROR: either more output room is needed (the loop
-    // grows the buffer) or the input ran out before the end of the stream.
-    if (InLeft == 0 && Z.avail_out != 0)
-      return makeError("truncated gzip stream");
-  }
+    return {Out.writableData() + Done, Out.capacity() - Done};
+  };
+  size_t Done = 0;
+  llvm::Error E = inflateGzip(Compressed, MaxBytes, Room, nullptr, Done);
   Out.setSize(Done);
+  return E;
+}
+
+size_t InputFile::expectedSize() const {
+  return Ahead && !Complete ? ExpectedBytes : Bytes.size();
+}
+
+StringRef InputFile::arrived(size_t N) const {
+  if (!Ahead || Complete)
+    return Bytes.str();
+  return {Ahead->data(), Ahead->waitFor(N)};
+}
+
+StringRef InputFile::text() const { return arrived(SIZE_MAX); }
+
+llvm::Error InputFile::finishInflating() {
+  if (!Ahead || Complete)
+    return llvm::Error::success();
+  llvm::Error E = Ahead->finish();
+  if (E)
+    return E;
+  Bytes = PaddedBuffer::view(Ahead->data(), Ahead->waitFor(SIZE_MAX));
+  Complete = true;
   return llvm::Error::success();
 }
 
@@ -172,8 +168,31 @@ Expected<InputFile> dd::import::makeInputFile(StringRef Name, StringRef Stored,
   return std::move(F);
 }
 
-Expected<InputFile> dd::import::loadInputFile(StringRef Path,
-                                              uint64_t MaxBytes) {
+Expected<InputFile> dd::import::makeInputFileAhead(StringRef Name,
+                                                   StringRef Stored,
+                                                   uint64_t MaxBytes,
+                                                   size_t StepBytes,
+                                                   bool OnDemand) {
+  std::shared_ptr<InflateAhead> Ahead =
+      isGzip(Stored)
+          ? InflateAhead::start(Stored,
+                                MaxBytes ? MaxBytes : machineMemoryBytes(),
+                                StepBytes, OnDemand)
+          : nullptr;
+  if (!Ahead)
+    return makeInputFile(Name, Stored, MaxBytes);
+  InputFile F;
+  F.Name = Name.str();
+  F.StoredSize = Stored.size();
+  F.WasGzip = true;
+  F.Bytes = PaddedBuffer::view(Ahead->data(), 0);
+  F.ExpectedBytes = sizeHint(Stored);
+  F.Ahead = std::move(Ahead);
+  return std::move(F);
+}
+
+Expected<InputFile> dd::import::loadInputFile(StringRef Path, uint64_t MaxBytes,
+                                              bool InflateAheadOfReader) {
   std::string Name = Path == "-" ? "<stdin>" : Path.str();
   // Memory-mapped when large. A plain file whose last page leaves room for
   // the padding is parsed in place; otherwise the copy into a padded buffer
@@ -189,6 +208,14 @@ Expected<InputFile> dd::import::loadInputFile(StringRef Path,
     F.StoredSize = Buf->getBufferSize();
     F.Bytes = PaddedBuffer::mapped(std::move(Buf));
     return std::move(F);
+  }
+  if (InflateAheadOfReader && isGzip(Buf->getBuffer())) {
+    std::shared_ptr<llvm::MemoryBuffer> Stored = std::move(Buf);
+    Expected<InputFile> F = makeInputFileAhead(Name, Stored->getBuffer(),
+                                               MaxBytes, size_t(1) << 20);
+    if (F && F->Ahead)
+      F->StoredBuffer = std::move(Stored);
+    return F;
   }
   return makeInputFile(Name, Buf->getBuffer(), MaxBytes);
 }

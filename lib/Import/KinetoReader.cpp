@@ -141,7 +141,7 @@ private:
 } // namespace
 
 llvm::Error KinetoWalker::malformed(od::document &Doc, error_code Err) {
-  StringRef Bytes = In.Bytes.str();
+  StringRef Bytes = In.text();
   size_t Offset = Bytes.size();
   const char *Loc = nullptr;
   if (!Doc.current_location().get(Loc) && Loc >= Bytes.data() &&
@@ -162,9 +162,10 @@ void KinetoWalker::reportProgress(od::document &Doc) {
   if (Doc.current_location().get(Loc))
     return;
   uint64_t Done = DocOffset + (Loc - DocStart);
-  if (Done < NextProgress || Done > In.Bytes.size())
+  const size_t Total = In.expectedSize();
+  if (Done < NextProgress || Done > Total)
     return;
-  Progress(Done, In.Bytes.size());
+  Progress(Done, Total);
   NextProgress = Done + ProgressStep;
 }
 
@@ -404,7 +405,7 @@ error_code KinetoWalker::walkTop(od::document &Doc, bool &HasEvents) {
 }
 
 llvm::Error KinetoWalker::run() {
-  StringRef Bytes = In.Bytes.str();
+  StringRef Bytes = In.text();
   // A UTF-8 byte order mark (editors on Windows write one) is not JSON;
   // offsets in errors still count from the file's first byte.
   const size_t Bom = Bytes.startswith("\xEF\xBB\xBF") ? 3 : 0;
@@ -507,29 +508,51 @@ void KinetoWalker::reserveLikeStart(size_t Done, size_t Total) {
   Reserve(Model.Memory);
 }
 
+/// The cut findEventBoundary(Bytes, From) gives on all of \p In's bytes,
+/// waiting, where they are still arriving, until enough have to tell. A cut
+/// found among the first bytes is the one all of them give: a "}" that
+/// was not a cut for want of the bytes after it is the last "}" there.
+static size_t nextCut(const InputFile &In, size_t From, size_t Piece) {
+  for (size_t Want = From + Piece / 4;; Want += Piece) {
+    StringRef Bytes = In.arrived(Want);
+    size_t Cut = findEventBoundary(Bytes, From);
+    if (Cut != StringRef::npos || Bytes.size() < Want)
+      return Cut;
+  }
+}
+
 bool KinetoWalker::runInPieces() {
-  StringRef Bytes = In.Bytes.str();
   size_t Piece = Opts.PieceBytes;
-  if (Piece == 0 || Bytes.size() / 2 < Piece)
+  if (Piece == 0 || In.expectedSize() / 2 < Piece)
     return false;
-  size_t Open = findEventsArray(Bytes);
+  // The array opens where the first "traceEvents" key is. Among bytes
+  // still arriving, a start found is the one all of them give (it is the
+  // first key); none found may be for want of the rest.
+  size_t Open = StringRef::npos;
+  for (size_t Want = Piece;; Want *= 2) {
+    StringRef Bytes = In.arrived(Want);
+    Open = findEventsArray(Bytes);
+    if (Open != StringRef::npos || Bytes.size() < Want)
+      break;
+  }
   if (Open == StringRef::npos)
     return false;
   od::parser Parser;
   size_t Next = Open + 1; // the first event not walked yet
   bool Reserved = false;
   for (;;) {
-    size_t Cut = findEventBoundary(Bytes, Next + Piece);
+    size_t Cut = nextCut(In, Next + Piece, Piece);
     if (Cut == StringRef::npos)
       break;
-    if (walkPiece(Parser, Bytes.slice(Next, Cut)))
+    if (walkPiece(Parser, In.arrived(Cut).slice(Next, Cut)))
       return false;
     if (!Reserved && Cut >= ReserveSampleBytes) {
-      reserveLikeStart(Cut, Bytes.size());
+      reserveLikeStart(Cut, In.expectedSize());
       Reserved = true;
     }
     Next = Cut + 1;
   }
+  StringRef Bytes = In.text();
   // The rest is the document with the events walked so far cut out: its
   // other keys, wherever they are, and the last events.
   size_t Size =

@@ -7,34 +7,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Import/InputFile.h"
+#include "GzipForTest.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include "gtest/gtest.h"
 
-#include <zlib.h>
-
 using namespace dd::import;
+using dd::import::test::gzipOf;
 
 namespace {
-
-/// \p Text as a gzip member, compressed with zlib.
-std::string gzipOf(llvm::StringRef Text) {
-  z_stream Z{};
-  EXPECT_EQ(
-      deflateInit2(&Z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY),
-      Z_OK);
-  std::string Out(deflateBound(&Z, Text.size()) + 32, '\0');
-  Z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(Text.data()));
-  Z.avail_in = Text.size();
-  Z.next_out = reinterpret_cast<Bytef *>(Out.data());
-  Z.avail_out = Out.size();
-  EXPECT_EQ(deflate(&Z, Z_FINISH), Z_STREAM_END);
-  Out.resize(Z.total_out);
-  deflateEnd(&Z);
-  return Out;
-}
 
 std::string errorText(llvm::Error E) { return llvm::toString(std::move(E)); }
 
@@ -99,6 +82,72 @@ TEST(InputFileTest, CorruptGzipIsAnError) {
   EXPECT_EQ(Msg.rfind("bad.gz: corrupt gzip stream: ", 0), 0u) << Msg;
 }
 
+/// A text of \p N bytes that does not repeat for a while.
+std::string varied(size_t N) {
+  std::string Text(N, ' ');
+  for (size_t I = 0; I != N; ++I)
+    Text[I] = char('a' + (I * 7 + I / 131) % 26);
+  return Text;
+}
+
+TEST(InputFileTest, InflatedAheadTheBytesArriveWhole) {
+  const std::string Text = varied(300000);
+  const std::string Z =
+      gzipOf(Text.substr(0, 100000)) + gzipOf(Text.substr(100000));
+  auto F = makeInputFileAhead("t.gz", Z, 0, /*StepBytes=*/1000);
+  ASSERT_TRUE(bool(F)) << errorText(F.takeError());
+  ASSERT_TRUE(F->Ahead);
+  EXPECT_TRUE(F->WasGzip);
+  // The trailer's size is the last member's: only a guess.
+  EXPECT_EQ(F->expectedSize(), 200000u);
+  llvm::StringRef First = F->arrived(5000);
+  ASSERT_GE(First.size(), 5000u);
+  EXPECT_EQ(First, llvm::StringRef(Text).take_front(First.size()));
+  EXPECT_EQ(F->text(), Text);
+  ASSERT_FALSE(bool(F->finishInflating()));
+  EXPECT_TRUE(F->Complete);
+  EXPECT_EQ(F->Bytes.str(), Text);
+  EXPECT_EQ(F->expectedSize(), Text.size());
+  EXPECT_TRUE(paddingIsZero(F->Bytes));
+}
+
+TEST(InputFileTest, InflatedAheadBadStreamsGiveTheSameErrors) {
+  const std::string Z = gzipOf(varied(50000));
+  for (size_t Keep : {size_t(10), Z.size() / 2, Z.size() - 1}) {
+    auto F = makeInputFileAhead("cut.gz", llvm::StringRef(Z).take_front(Keep),
+                                0, 64);
+    ASSERT_TRUE(bool(F));
+    // What arrived is a start of the text; the error comes at the end.
+    EXPECT_EQ(F->text(), varied(50000).substr(0, F->text().size()));
+    EXPECT_EQ(errorText(F->finishInflating()), "truncated gzip stream");
+  }
+  std::string Bad = Z;
+  Bad[3] = char(0xff); // reserved flag bits
+  auto F = makeInputFileAhead("bad.gz", Bad, 0, 64);
+  ASSERT_TRUE(bool(F));
+  std::string Msg = errorText(F->finishInflating());
+  EXPECT_EQ(Msg.rfind("corrupt gzip stream: ", 0), 0u) << Msg;
+  auto Big = makeInputFileAhead("big.gz", Z, /*MaxBytes=*/20000, 64);
+  ASSERT_TRUE(bool(Big));
+  EXPECT_EQ(errorText(Big->finishInflating()),
+            "decompresses to more than 20000 bytes (-max-input-size)");
+  // Plain bytes are not inflated: there is nothing ahead.
+  auto Plain = makeInputFileAhead("p.json", "[1]", 0, 64);
+  ASSERT_TRUE(bool(Plain));
+  EXPECT_FALSE(Plain->Ahead);
+  EXPECT_EQ(Plain->text(), "[1]");
+}
+
+TEST(InputFileTest, AnInputDroppedWhileInflatingStopsItsThread) {
+  const std::string Z = gzipOf(varied(2000000));
+  for (int I = 0; I != 20; ++I) {
+    auto F = makeInputFileAhead("t.gz", Z, 0, /*StepBytes=*/16);
+    ASSERT_TRUE(bool(F));
+    if (I % 2)
+      F->arrived(1000);
+  } // each destructor joins its thread
+}
+
 TEST(InputFileTest, MissingFileNamesThePath) {
   auto F = loadInputFile("/nonexistent/dir/trace.json");
   ASSERT_FALSE(bool(F));
@@ -116,10 +165,16 @@ TEST(InputFileTest, LoadsAGzipFileFromDisk) {
     OS << gzipOf("[{\"ph\": \"M\"}]");
   }
   auto F = loadInputFile(Path);
-  llvm::sys::fs::remove(Path);
   ASSERT_TRUE(bool(F)) << errorText(F.takeError());
   EXPECT_EQ(F->Name, std::string(Path));
   EXPECT_EQ(F->Bytes.str(), "[{\"ph\": \"M\"}]");
+  // The same inflated ahead of its reader: the file is held until then.
+  auto A = loadInputFile(Path, 0, /*InflateAheadOfReader=*/true);
+  llvm::sys::fs::remove(Path);
+  ASSERT_TRUE(bool(A)) << errorText(A.takeError());
+  EXPECT_TRUE(A->Ahead);
+  ASSERT_FALSE(bool(A->finishInflating()));
+  EXPECT_EQ(A->Bytes.str(), "[{\"ph\": \"M\"}]");
 }
 
 // Large plain files are parsed where they are mapped when the mapping has

@@ -6,10 +6,12 @@
 // whole, and require the same model: on ordinary traces, on traces whose
 // strings and nested args look like event boundaries, on metadata keys
 // before and after the events, on random traces; and the same error on
-// malformed ones.
+// malformed ones. Read from a gzip still being inflated, a trace must be
+// cut into the same pieces, however the bytes arrive.
 //
 //===----------------------------------------------------------------------===//
 
+#include "GzipForTest.h"
 #include "daydream/Import/KinetoReader.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -63,15 +65,21 @@ std::string describe(const TraceModel &M) {
 }
 
 /// The model of \p Json read with pieces of \p PieceBytes (0: whole), or
-/// the error's message; \p Pieces gets Stats.Pieces.
+/// the error's message; \p Pieces gets Stats.Pieces. With \p AheadStep,
+/// \p Json is gzipped and inflated beside the reader that many bytes at a
+/// time, and no further than it asks (InflateAhead.h).
 std::string readWith(llvm::StringRef Json, size_t PieceBytes,
-                     uint64_t *Pieces = nullptr) {
-  auto In = makeInputFile("t.json", Json);
+                     uint64_t *Pieces = nullptr, size_t AheadStep = 0) {
+  const std::string Gzip = AheadStep ? test::gzipOf(Json) : std::string();
+  auto In = AheadStep ? makeInputFileAhead("t.json", Gzip, 0, AheadStep,
+                                           /*OnDemand=*/true)
+                      : makeInputFile("t.json", Json);
   if (!In)
     return "error: " + llvm::toString(In.takeError());
   KinetoOptions Opts;
   Opts.PieceBytes = PieceBytes;
   auto M = readKinetoTrace(*In, Opts);
+  EXPECT_FALSE(bool(In->finishInflating()));
   if (!M)
     return "error: " + llvm::toString(M.takeError());
   if (Pieces)
@@ -80,7 +88,9 @@ std::string readWith(llvm::StringRef Json, size_t PieceBytes,
 }
 
 /// Reads \p Json whole and in pieces of 1 to 200 bytes; the models (or the
-/// errors) must agree. Returns the most pieces any read used.
+/// errors) must agree. Some are read again from a gzip inflated ahead of
+/// the reader a few bytes at a time, which must cut the same pieces.
+/// Returns the most pieces any read used.
 uint64_t expectSameInPieces(const std::string &Json) {
   std::string Whole = readWith(Json, 0);
   uint64_t MostPieces = 0;
@@ -88,6 +98,14 @@ uint64_t expectSameInPieces(const std::string &Json) {
     uint64_t Pieces = 0;
     EXPECT_EQ(readWith(Json, Piece, &Pieces), Whole) << "pieces of " << Piece;
     MostPieces = std::max(MostPieces, Pieces);
+    if (Piece != 7 && Piece != 200)
+      continue;
+    for (size_t Step : {1, 50}) {
+      uint64_t AheadPieces = 0;
+      EXPECT_EQ(readWith(Json, Piece, &AheadPieces, Step), Whole)
+          << "pieces of " << Piece << ", inflated " << Step << " at a time";
+      EXPECT_EQ(AheadPieces, Pieces);
+    }
   }
   return MostPieces;
 }

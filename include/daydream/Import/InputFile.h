@@ -35,6 +35,9 @@ public:
   /// A copy of \p Bytes.
   explicit PaddedBuffer(llvm::StringRef Bytes);
 
+  /// A view of \p Size bytes that someone else keeps alive, followed by
+  /// InputPadding zero bytes.
+  static PaddedBuffer view(const char *Bytes, size_t Size);
   /// A view of a memory-mapped file whose mapping is known to continue for
   /// InputPadding zero bytes past its end (the rest of its last page), so
   /// that a large plain trace is parsed where it lies instead of copied.
@@ -61,29 +64,68 @@ private:
   size_t Capacity = 0; ///< bytes usable before the padding
 };
 
+class InflateAhead;
+
 /// The bytes of one input, decompressed.
 struct InputFile {
   /// The path as given, or "<stdin>"; it prefixes every error message.
   std::string Name;
-  /// The content, gunzipped if it was gzip.
+  /// The content, gunzipped if it was gzip. While a gzip is still being
+  /// inflated (Ahead), only what has arrived so far: read it through
+  /// arrived() and text(), or after finishInflating().
   PaddedBuffer Bytes;
   /// The size as stored, before decompression.
   uint64_t StoredSize = 0;
   bool WasGzip = false;
+
+  /// The stored bytes while Ahead inflates them (declared first: the
+  /// thread stops before they go).
+  std::shared_ptr<llvm::MemoryBuffer> StoredBuffer;
+  /// Set when a gzip is inflated on another thread ahead of its reader
+  /// (loadInputFile()); it holds the bytes.
+  std::shared_ptr<InflateAhead> Ahead;
+  /// What the gzip's trailer says it inflates to, while Ahead inflates it.
+  size_t ExpectedBytes = 0;
+  /// Whether finishInflating() has succeeded: Bytes are whole.
+  bool Complete = false;
+
+  /// At least the first \p N bytes (all, if there are fewer), waiting for
+  /// them if they are still being inflated.
+  llvm::StringRef arrived(size_t N) const;
+  /// All the bytes, waiting for them; those that arrived if the gzip turns
+  /// out bad (finishInflating() says so).
+  llvm::StringRef text() const;
+  /// The size the content will have: its size once whole, else what the
+  /// gzip's trailer says, a guess.
+  size_t expectedSize() const;
+  /// Waits for the bytes still being inflated, if any, and makes Bytes
+  /// whole; the gzip's error (unprefixed), if it was bad.
+  llvm::Error finishInflating();
 };
 
 /// Reads \p Path ("-" for stdin) and gunzips it if it is gzip (by its magic
 /// bytes 1f 8b, whatever the file is called). \p MaxBytes bounds what a
 /// gzip may decompress to (a decompression bomb); 0 means the machine's
-/// memory.
+/// memory. With \p InflateAheadOfReader, a gzip is inflated on another
+/// thread while the caller reads what has arrived (InputFile::Ahead);
+/// errors in it come from InputFile::finishInflating().
 llvm::Expected<InputFile> loadInputFile(llvm::StringRef Path,
-                                        uint64_t MaxBytes = 0);
+                                        uint64_t MaxBytes = 0,
+                                        bool InflateAheadOfReader = false);
 
 /// Makes an InputFile named \p Name from bytes already in memory (tests,
 /// fuzzers), gunzipping them if they are gzip.
 llvm::Expected<InputFile> makeInputFile(llvm::StringRef Name,
                                         llvm::StringRef Stored,
                                         uint64_t MaxBytes = 0);
+
+/// makeInputFile(), but a gzip is inflated on another thread ahead of its
+/// reader, as loadInputFile() does, \p StepBytes at a time, and with
+/// \p OnDemand no further than the reader has asked (tests: the reader
+/// then waits at every step); \p Stored must outlive the result.
+llvm::Expected<InputFile>
+makeInputFileAhead(llvm::StringRef Name, llvm::StringRef Stored,
+                   uint64_t MaxBytes, size_t StepBytes, bool OnDemand = false);
 
 /// The machine's physical memory, the default bound of a decompression.
 uint64_t machineMemoryBytes();
@@ -92,11 +134,9 @@ uint64_t machineMemoryBytes();
 bool isGzip(llvm::StringRef Bytes);
 
 /// Decompresses one or more concatenated gzip members into \p Out, of any
-/// size (the trailer's size, modulo 4 GiB, is only a first guess), and
-/// ignores zero bytes after the last one as gzip -d does. Errors say
-/// "truncated gzip stream", "corrupt gzip stream: <zlib's reason>" or that
-/// the output passed \p MaxBytes (0: the machine's memory); the caller
-/// prefixes the input's name.
+/// size (the trailer's size, modulo 4 GiB, is only a first guess), as
+/// inflateGzip() does (InflateAhead.h); \p MaxBytes 0 is the machine's
+/// memory. The caller prefixes the input's name to an error.
 llvm::Error gunzip(llvm::StringRef Compressed, PaddedBuffer &Out,
                    uint64_t MaxBytes = 0);
 

@@ -50,7 +50,9 @@ using ProgressFn =
 /// baseTimeNanoseconds when the trace has one. Errors name the input:
 /// "<name>: malformed JSON at byte <offset>: <reason>", "<name>: empty
 /// trace", "<name>: not a Kineto trace (no traceEvents array)", "<name>:
-/// empty trace (no events)".
+/// empty trace (no events)". \p In may still be arriving (InputFile::Ahead):
+/// pieces are parsed as their bytes arrive; a bad gzip is then the
+/// caller's error to report (InputFile::finishInflating()).
 llvm::Expected<TraceModel> readKinetoTrace(const InputFile &In,
                                            const KinetoOptions &Opts = {},
                                            ProgressFn Progress = nullptr);
