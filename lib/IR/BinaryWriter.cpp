@@ -302,7 +302,8 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
 
   // FlatBuffers offsets are 32 bits, and readers verify at most 2 GiB.
   uint64_t FileBytes = B.GetSize() + Tail.size();
-  if (FileBytes > FLATBUFFERS_MAX_BUFFER_SIZE)
+  static_assert(BinaryFormatMaxBytes == FLATBUFFERS_MAX_BUFFER_SIZE, "");
+  if (FileBytes > BinaryFormatMaxBytes)
     return llvm::createStringError(
         std::errc::file_too_large,
         "graph too large for the binary .ddir format: %llu tasks and %llu "

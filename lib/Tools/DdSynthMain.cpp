@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ToolSupport.h"
+#include "daydream/IR/BinaryFormat.h"
 #include "daydream/IR/RankCopies.h"
 #include "daydream/Import/ImportJob.h"
 #include "daydream/Import/Lowering.h"
@@ -233,6 +234,23 @@ int dd::ddSynthMain(int Argc, char **Argv) {
   auto Plan = planJob(SO);
   if (!Plan)
     return reportError(Tool, Plan.takeError());
+  // A graph the binary format cannot hold is refused before it is made: a
+  // 64-rank job of a million tasks a rank took a minute and 10 GB to fail
+  // in the writer.
+  if (*Format == OutFormat::Ddir) {
+    const uint64_t Stored =
+        ranksAreCopies(*Plan) ? Plan->TasksPerRank : Plan->Tasks;
+    if (minBinaryBytes(Stored) > BinaryFormatMaxBytes)
+      return reportError(
+          Tool, llvm::formatv(
+                    "{0} tasks to store take at least {1} MB of binary .ddir "
+                    "({2} bytes a task), over the format's limit of 2 GiB "
+                    "({3} tasks at most); ask for fewer -tasks, "
+                    "-identical-ranks (stored once), or the text form (-S)",
+                    Stored, minBinaryBytes(Stored) >> 20, sizeof(Task),
+                    BinaryFormatMaxBytes / sizeof(Task))
+                    .str());
+  }
 
   auto Start = std::chrono::steady_clock::now();
   // A graph stores ranks alike as copies of rank 0 (IR/RankCopies.h), so

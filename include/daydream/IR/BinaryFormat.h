@@ -25,6 +25,14 @@ namespace dd {
 constexpr uint32_t BinaryFormatVersion = 3;
 constexpr uint32_t OldestBinaryFormatVersion = 2;
 
+/// The largest binary .ddir: FlatBuffers' offsets are signed 32-bit.
+constexpr uint64_t BinaryFormatMaxBytes = (uint64_t(1) << 31) - 1;
+/// The fewest bytes \p Tasks tasks take in a binary .ddir, their records
+/// alone: for a tool to refuse a graph that cannot fit before making it.
+constexpr uint64_t minBinaryBytes(uint64_t Tasks) {
+  return Tasks * sizeof(Task);
+}
+
 /// Parses a binary graph whose bytes are \p Bytes (which must stay alive as
 /// long as the graph: strings point into it). Checks each task's own fields
 /// (TaskFieldBounds.h) as it links the task into its lane, and nothing
