@@ -32,13 +32,7 @@ namespace {
 
 /// \p Bytes written to a temporary file; its path.
 std::string writeTemp(llvm::StringRef Bytes) {
-  llvm::SmallString<128> Path;
-  EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("growable", "bin", Path));
-  std::error_code EC;
-  llvm::raw_fd_ostream OS(Path, EC);
-  EXPECT_FALSE(EC);
-  OS << Bytes;
-  return std::string(Path);
+  return writeTempFile(Bytes, "growable", "bin");
 }
 
 std::string fileBytes(const std::string &Path) {

@@ -15,6 +15,7 @@
 #include "daydream/IR/TextFormat.h"
 #include "daydream/IR/Verifier.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include "gtest/gtest.h"
@@ -60,6 +61,19 @@ inline std::string toBinary(const Graph &G) {
   llvm::Error E = writeBinaryGraph(G, OS);
   EXPECT_FALSE(bool(E)) << llvm::toString(std::move(E));
   return OS.str();
+}
+
+/// \p Bytes written to a new temporary file, \p Prefix-*.\p Suffix; its
+/// path.
+inline std::string writeTempFile(llvm::StringRef Bytes, llvm::StringRef Prefix,
+                                 llvm::StringRef Suffix) {
+  llvm::SmallString<128> Path;
+  EXPECT_FALSE(llvm::sys::fs::createTemporaryFile(Prefix, Suffix, Path));
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC);
+  EXPECT_FALSE(EC);
+  OS << Bytes;
+  return std::string(Path);
 }
 
 } // namespace dd::test

@@ -44,13 +44,7 @@ Graph bigGraph() {
 
 /// \p Bytes written to a temporary file; its path.
 std::string writeTemp(llvm::StringRef Bytes) {
-  llvm::SmallString<128> Path;
-  EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("mapped", "ddir", Path));
-  std::error_code EC;
-  llvm::raw_fd_ostream OS(Path, EC);
-  EXPECT_FALSE(EC);
-  OS << Bytes;
-  return std::string(Path);
+  return writeTempFile(Bytes, "mapped", "ddir");
 }
 
 TEST(MappedReadTest, CopiesInRunsAndDropsPagesKeepingTheGraph) {
