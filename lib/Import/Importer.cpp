@@ -124,10 +124,14 @@ llvm::Expected<ImportResult> dd::import::readTrace(llvm::StringRef Path,
   case InputFormat::KinetoJson:
     R.Format = "kineto";
     Model = readKinetoTrace(*In, Opts.Kineto, Progress);
-    // A bad gzip is the error, whatever the parse made of its start.
-    if (llvm::Error E = In->finishInflating()) {
+    // A bad gzip is the error, whatever the parse made of its start; a
+    // text that outgrew the trailer's size is read again, whole.
+    if (bool Redo = false; llvm::Error E = In->finishInflating(&Redo)) {
       llvm::consumeError(Model.takeError());
       return prefixed(In->Name, std::move(E));
+    } else if (Redo) {
+      llvm::consumeError(Model.takeError());
+      Model = readKinetoTrace(*In, Opts.Kineto, Progress);
     }
     break;
   case InputFormat::NsysSqlite:

@@ -142,13 +142,22 @@ StringRef InputFile::arrived(size_t N) const {
 
 StringRef InputFile::text() const { return arrived(SIZE_MAX); }
 
-llvm::Error InputFile::finishInflating() {
+llvm::Error InputFile::finishInflating(bool *Redo) {
   if (!Ahead || Complete)
     return llvm::Error::success();
-  llvm::Error E = Ahead->finish();
-  if (E)
+  if (llvm::Error E = Ahead->finish())
     return E;
-  Bytes = PaddedBuffer::view(Ahead->data(), Ahead->waitFor(SIZE_MAX));
+  if (Ahead->outgrew()) {
+    PaddedBuffer Whole;
+    if (llvm::Error E = gunzip(Stored, Whole, MaxBytes))
+      return E;
+    Bytes = std::move(Whole);
+    Ahead.reset();
+    if (Redo)
+      *Redo = true;
+  } else {
+    Bytes = PaddedBuffer::view(Ahead->data(), Ahead->waitFor(SIZE_MAX));
+  }
   Complete = true;
   return llvm::Error::success();
 }
@@ -173,12 +182,12 @@ Expected<InputFile> dd::import::makeInputFileAhead(StringRef Name,
                                                    uint64_t MaxBytes,
                                                    size_t StepBytes,
                                                    bool OnDemand) {
+  if (MaxBytes == 0)
+    MaxBytes = machineMemoryBytes();
   std::shared_ptr<InflateAhead> Ahead =
-      isGzip(Stored)
-          ? InflateAhead::start(Stored,
-                                MaxBytes ? MaxBytes : machineMemoryBytes(),
-                                StepBytes, OnDemand)
-          : nullptr;
+      isGzip(Stored) ? InflateAhead::start(Stored, MaxBytes, sizeHint(Stored),
+                                           StepBytes, OnDemand)
+                     : nullptr;
   if (!Ahead)
     return makeInputFile(Name, Stored, MaxBytes);
   InputFile F;
@@ -187,6 +196,8 @@ Expected<InputFile> dd::import::makeInputFileAhead(StringRef Name,
   F.WasGzip = true;
   F.Bytes = PaddedBuffer::view(Ahead->data(), 0);
   F.ExpectedBytes = sizeHint(Stored);
+  F.Stored = Stored;
+  F.MaxBytes = MaxBytes;
   F.Ahead = std::move(Ahead);
   return std::move(F);
 }

@@ -86,6 +86,10 @@ struct InputFile {
   std::shared_ptr<InflateAhead> Ahead;
   /// What the gzip's trailer says it inflates to, while Ahead inflates it.
   size_t ExpectedBytes = 0;
+  /// The stored bytes and the bound they were loaded with, to inflate them
+  /// again should they outgrow the trailer's size.
+  llvm::StringRef Stored;
+  uint64_t MaxBytes = 0;
   /// Whether finishInflating() has succeeded: Bytes are whole.
   bool Complete = false;
 
@@ -99,8 +103,11 @@ struct InputFile {
   /// gzip's trailer says, a guess.
   size_t expectedSize() const;
   /// Waits for the bytes still being inflated, if any, and makes Bytes
-  /// whole; the gzip's error (unprefixed), if it was bad.
-  llvm::Error finishInflating();
+  /// whole; the gzip's error (unprefixed), if it was bad. Where the text
+  /// outgrew the trailer's size (several gzip members, or 4 GiB and more),
+  /// what a reader saw was cut short: it is inflated again, whole, and
+  /// \p Redo (if given) is set for the caller to read it again.
+  llvm::Error finishInflating(bool *Redo = nullptr);
 };
 
 /// Reads \p Path ("-" for stdin) and gunzips it if it is gzip (by its magic
