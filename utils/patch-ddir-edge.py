@@ -14,8 +14,11 @@ import sys
 VERSION = 0
 # Version 2: one vector per edge end, of 4-byte ids.
 FIELDS_V2 = {"src": 9, "dst": 10}
-# Version 3 on: one vector of 12-byte Edge structs, src at 0 and dst at 4.
+# Version 3: one vector of 12-byte Edge structs, src at 0 and dst at 4.
 EDGES = 13
+# Version 4 on: the same structs in a section after the FlatBuffers head, a
+# Section struct (64-bit offset from the file's start, then count) inline.
+EDGE_SECTION = 16
 
 
 def main():
@@ -34,15 +37,20 @@ def main():
     version = struct.unpack_from("<I", data, at)[0] if at else 0
     if version == 2:
         field, stride, offset = field_at(FIELDS_V2[which]), 4, 0
-    else:
+    elif version == 3:
         field, stride, offset = field_at(EDGES), 12, {"src": 0, "dst": 4}[which]
+    else:
+        field, stride, offset = field_at(EDGE_SECTION), 12, {"src": 0, "dst": 4}[which]
     if field is None:
-        sys.exit("graph has no edge vector")
-    vector = field + struct.unpack_from("<I", data, field)[0]
-    length = struct.unpack_from("<I", data, vector)[0]
+        sys.exit("graph has no edges")
+    if version >= 4:
+        first, length = struct.unpack_from("<QQ", data, field)
+    else:
+        vector = field + struct.unpack_from("<I", data, field)[0]
+        first, length = vector + 4, struct.unpack_from("<I", data, vector)[0]
     if int(index) >= length:
         sys.exit(f"edge {index} out of range ({length} edges)")
-    struct.pack_into("<I", data, vector + 4 + stride * int(index) + offset, int(value))
+    struct.pack_into("<I", data, first + stride * int(index) + offset, int(value))
     open(dst, "wb").write(data)
 
 

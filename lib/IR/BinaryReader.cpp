@@ -18,6 +18,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstring>
+#include <tuple>
 
 using namespace dd;
 using llvm::Expected;
@@ -78,6 +79,92 @@ template <typename T> size_t sizeOf(const flatbuffers::Vector<T> *V) {
   return V ? V->size() : 0;
 }
 
+/// The records of a head vector, none if absent.
+template <typename T>
+llvm::ArrayRef<T> recordsOf(const flatbuffers::Vector<const T *> *V) {
+  if (!V)
+    return {};
+  return llvm::makeArrayRef(reinterpret_cast<const T *>(V->Data()), V->size());
+}
+
+/// The sections of a version 4 file, checked as they are taken: each lies
+/// within the file, aligned for its records, and apart from the others (a
+/// graph may change records where they lie, and one array must not be
+/// another's bytes).
+class Sections {
+public:
+  explicit Sections(StringRef Bytes) : Bytes(Bytes) {}
+
+  /// The \p S's records of type T, or the head vector \p V's: a file has
+  /// one or the other (or neither: none).
+  template <typename T>
+  Expected<llvm::ArrayRef<T>> take(const fb::Section *S,
+                                   const flatbuffers::Vector<const T *> *V,
+                                   const char *What) {
+    if (!S)
+      return recordsOf(V);
+    if (V)
+      return fail("corrupt binary IR: {0}s both in the head and in a section",
+                  What);
+    return take<T>(S, What);
+  }
+  /// The same for an array that only a section holds.
+  template <typename T>
+  Expected<llvm::ArrayRef<T>> take(const fb::Section *S, const char *What) {
+    if (!S)
+      return llvm::ArrayRef<T>();
+    const uint64_t Max = Bytes.size() / sizeof(T);
+    if (S->offset() > Bytes.size() || S->count() > Max ||
+        S->count() * sizeof(T) > Bytes.size() - S->offset())
+      return fail("truncated or corrupt binary IR ({0} bytes): the {1} "
+                  "section ({2} records at byte {3}) runs past the end",
+                  Bytes.size(), What, S->count(), S->offset());
+    const char *At = Bytes.data() + S->offset();
+    if (reinterpret_cast<uintptr_t>(At) % alignof(T))
+      return fail("corrupt binary IR: the {0} section at byte {1} is "
+                  "misaligned",
+                  What, S->offset());
+    const uint64_t End = S->offset() + S->count() * sizeof(T);
+    for (const auto &[From, To, Other] : Taken)
+      if (S->count() && From != To && S->offset() < To && From < End)
+        return fail("corrupt binary IR: the {0} and {1} sections overlap",
+                    Other, What);
+    Taken.push_back({S->offset(), End, What});
+    return llvm::makeArrayRef(reinterpret_cast<const T *>(At),
+                              size_t(S->count()));
+  }
+
+private:
+  StringRef Bytes;
+  std::vector<std::tuple<uint64_t, uint64_t, const char *>> Taken;
+};
+
+/// Appends the strings of a version 4 file, \p Text cut at \p Offsets
+/// (each string followed by a 0 byte), to \p G's table, unowned.
+llvm::Error readStringSections(llvm::ArrayRef<uint64_t> Offsets,
+                               llvm::ArrayRef<char> Text, Graph &G) {
+  if (Offsets.empty()) {
+    if (!Text.empty())
+      return fail("corrupt binary IR: string bytes without string offsets");
+    return llvm::Error::success();
+  }
+  if (Offsets.front() != 0 || Offsets.back() != Text.size())
+    return fail("corrupt binary IR: string offsets do not span the {0} "
+                "string bytes",
+                Text.size());
+  G.strings().reserve(Offsets.size() - 1);
+  for (size_t I = 0; I + 1 != Offsets.size(); ++I) {
+    if (Offsets[I + 1] <= Offsets[I] || Offsets[I + 1] > Text.size() ||
+        Text[Offsets[I + 1] - 1] != 0)
+      return fail("corrupt binary IR: string {0} is not 0-terminated within "
+                  "its bounds",
+                  I);
+    G.strings().appendUnowned(
+        StringRef(Text.data() + Offsets[I], Offsets[I + 1] - Offsets[I] - 1));
+  }
+  return llvm::Error::success();
+}
+
 /// The FlatBuffers verifier checks a vector's length prefix but not that its
 /// 8-byte structs are 8-byte aligned; reading misaligned ones is undefined.
 /// (The builder does not align empty vectors, which is harmless.)
@@ -111,14 +198,14 @@ bool sameTaskLayout() {
 /// The file's tasks as dd::Tasks: the array itself when the layouts agree
 /// (no copy here; Graph::appendTasks() makes the one copy), else a copy
 /// converted field by field.
-llvm::ArrayRef<Task>
-asGraphTasks(const flatbuffers::Vector<const fb::Task *> &In,
-             std::vector<Task> &Converted) {
+llvm::ArrayRef<Task> asGraphTasks(llvm::ArrayRef<fb::Task> In,
+                                  std::vector<Task> &Converted) {
   if (sameTaskLayout())
-    return llvm::makeArrayRef(reinterpret_cast<const Task *>(In.Data()),
+    return llvm::makeArrayRef(reinterpret_cast<const Task *>(In.data()),
                               In.size());
   Converted.reserve(In.size());
-  for (const fb::Task *T : In) {
+  for (const fb::Task &Rec : In) {
+    const fb::Task *T = &Rec;
     Task Tk;
     Tk.StartNs = T->start_ns();
     Tk.DurationNs = T->duration_ns();
@@ -212,31 +299,31 @@ T *recordsInPlace(StringRef Bytes, char *Writable, const void *At, size_t Count,
   return reinterpret_cast<T *>(Room ? Room->data() : Writable + Offset);
 }
 
-/// Reads the edges of \p In, a version-3 file: one array of structs, used in
-/// place when \p Writable (the same bytes as \p Bytes, writable) is given
-/// (recordsInPlace()), else copied (with \p Drop, as copyRecords() says).
-llvm::Error readEdgeStructs(const fb::Graph &In, StringRef Bytes,
-                            char *Writable, MapWithRoomFn MapWithRoom,
-                            bool Drop, Graph &G) {
+/// Reads the edges of \p In, a version 3 or 4 file: \p Es, one array of
+/// structs, used in place when \p Writable (the same bytes as \p Bytes,
+/// writable) is given (recordsInPlace()), else copied (with \p Drop, as
+/// copyRecords() says).
+llvm::Error readEdgeStructs(const fb::Graph &In, llvm::ArrayRef<fb::Edge> Es,
+                            StringRef Bytes, char *Writable,
+                            MapWithRoomFn MapWithRoom, bool Drop, Graph &G) {
   if (In.edge_src() || In.edge_dst() || In.edge_kind())
     return fail("version 3 file with version 2 edge arrays");
-  const auto *Es = In.edges();
-  if (!Es || Es->size() == 0)
+  if (Es.empty())
     return llvm::Error::success();
   if (!sameEdgeLayout()) {
-    for (const fb::Edge *E : *Es)
-      G.addEdge(E->src(), E->dst(), static_cast<EdgeKind>(E->kind()));
+    for (const fb::Edge &E : Es)
+      G.addEdge(E.src(), E.dst(), static_cast<EdgeKind>(E.kind()));
     return llvm::Error::success();
   }
-  const char *At = reinterpret_cast<const char *>(Es->Data());
+  const char *At = reinterpret_cast<const char *>(Es.data());
   if (Writable) {
     std::unique_ptr<GrowableFileMapping> Room;
-    Edge *First = recordsInPlace<Edge>(Bytes, Writable, At, Es->size(),
-                                       MapWithRoom, Room);
-    GraphBuilder(G).adoptEdges({First, Es->size()}, std::move(Room));
+    Edge *First =
+        recordsInPlace<Edge>(Bytes, Writable, At, Es.size(), MapWithRoom, Room);
+    GraphBuilder(G).adoptEdges({First, Es.size()}, std::move(Room));
   } else
     copyRecords(
-        llvm::ArrayRef<Edge>(reinterpret_cast<const Edge *>(At), Es->size()),
+        llvm::ArrayRef<Edge>(reinterpret_cast<const Edge *>(At), Es.size()),
         Drop, [&](llvm::ArrayRef<Edge> Part) {
           GraphBuilder(G).appendEdges(Part);
           return uint32_t(NoId);
@@ -256,9 +343,13 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable,
   if (Bytes.size() < 8 || !fb::GraphBufferHasIdentifier(Data))
     return fail("not a binary .ddir file (no 'DDIR' identifier)");
   // Depth and table limits are generous for metadata; the hot arrays are
-  // vectors of structs, which the verifier checks in O(1) each.
-  flatbuffers::Verifier V(Data, Bytes.size(), /*max_depth=*/16,
-                          /*max_tables=*/1u << 24);
+  // vectors of structs, which the verifier checks in O(1) each. A version 4
+  // file may pass FlatBuffers' 2 GiB: its head lies in the first bytes,
+  // and its sections are checked below.
+  flatbuffers::Verifier V(
+      Data, std::min<size_t>(Bytes.size(), FLATBUFFERS_MAX_BUFFER_SIZE - 1),
+      /*max_depth=*/16,
+      /*max_tables=*/1u << 24);
   if (!fb::VerifyGraphBuffer(V))
     return fail("truncated or corrupt binary IR ({0} bytes): FlatBuffers "
                 "verification failed",
@@ -273,11 +364,63 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable,
     return fail("unsupported format version {0} (this build reads versions "
                 "{1} to {2})",
                 Version, OldestBinaryFormatVersion, BinaryFormatVersion);
+  if (Version < 4 &&
+      (In->task_section() || In->edge_section() || In->memory_event_section() ||
+       In->memory_event_owner_section() || In->task_attr_section() ||
+       In->task_note_section() || In->string_offset_section() ||
+       In->string_byte_section()))
+    return fail("corrupt binary IR: version {0} file with version 4 "
+                "sections",
+                Version);
+
+  // Each array from its section (version 4) or its head vector.
+  Sections Sect(Bytes);
+  auto TasksOr = Sect.take(In->task_section(), In->tasks(), "task");
+  if (!TasksOr)
+    return TasksOr.takeError();
+  auto EdgesOr = Sect.take(In->edge_section(), In->edges(), "edge");
+  if (!EdgesOr)
+    return EdgesOr.takeError();
+  auto MemOr = Sect.take(In->memory_event_section(), In->memory_events(),
+                         "memory event");
+  if (!MemOr)
+    return MemOr.takeError();
+  auto OwnersOr = Sect.take(In->memory_event_owner_section(),
+                            In->memory_event_owners(), "memory event owner");
+  if (!OwnersOr)
+    return OwnersOr.takeError();
+  auto AttrsOr =
+      Sect.take(In->task_attr_section(), In->task_attrs(), "task attribute");
+  if (!AttrsOr)
+    return AttrsOr.takeError();
+  auto NotesOr =
+      Sect.take(In->task_note_section(), In->task_notes(), "task note");
+  if (!NotesOr)
+    return NotesOr.takeError();
+  auto StrOffsOr =
+      Sect.take<uint64_t>(In->string_offset_section(), "string offset");
+  if (!StrOffsOr)
+    return StrOffsOr.takeError();
+  auto StrBytesOr = Sect.take<char>(In->string_byte_section(), "string byte");
+  if (!StrBytesOr)
+    return StrBytesOr.takeError();
+  const llvm::ArrayRef<fb::Task> TaskRecs = *TasksOr;
+  const llvm::ArrayRef<fb::MemoryEvent> Mem = *MemOr;
+  const llvm::ArrayRef<fb::MemoryEventOwner> Owners = *OwnersOr;
+  const bool HasMem = In->memory_events() || In->memory_event_section();
+  const bool HasOwners =
+      In->memory_event_owners() || In->memory_event_owner_section();
 
   Graph G;
   readMetadata(In->metadata(), G.metadata());
 
-  if (auto *Strs = In->strings()) {
+  if (In->string_offset_section() || In->string_byte_section()) {
+    if (In->strings())
+      return fail("corrupt binary IR: strings both in the head and in a "
+                  "section");
+    if (llvm::Error E = readStringSections(*StrOffsOr, *StrBytesOr, G))
+      return std::move(E);
+  } else if (auto *Strs = In->strings()) {
     G.strings().reserve(Strs->size());
     for (const flatbuffers::String *S : *Strs)
       G.strings().appendUnowned(S ? StringRef(S->c_str(), S->size())
@@ -297,28 +440,27 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable,
           Iteration{I->start_ns(), I->measured_ns(), I->name(), I->rank()});
 
   const size_t NumEdges =
-      Version == 2 ? sizeOf(In->edge_src()) : sizeOf(In->edges());
-  auto *Tasks = In->tasks();
+      Version == 2 ? sizeOf(In->edge_src()) : EdgesOr->size();
   // Records used in place borrow their room instead (TaskStore.h).
-  G.reserve(withRoom(sizeOf(Tasks)), withRoom(NumEdges));
-  if (Tasks && Tasks->size()) {
+  G.reserve(withRoom(TaskRecs.size()), withRoom(NumEdges));
+  if (!TaskRecs.empty()) {
     // The verifier's checks of each task, made while the task is linked
     // (verifyAsRead() then skips them): strings, lanes and layers are read,
     // and the attribute records are counted.
     const TaskFieldBounds Bounds{G.strings().size(), G.numLanes(),
-                                 G.numLayers(), sizeOf(In->task_attrs())};
+                                 G.numLayers(), AttrsOr->size()};
     std::vector<Task> Converted;
     llvm::ArrayRef<Task> Records;
     uint32_t Bad;
     if (Writable && sameTaskLayout()) {
       std::unique_ptr<GrowableFileMapping> Room;
-      Task *First = recordsInPlace<Task>(Bytes, Writable, Tasks->Data(),
-                                         Tasks->size(), MapWithRoom, Room);
-      Records = {First, Tasks->size()};
-      Bad = GraphBuilder(G).adoptTasks({First, Tasks->size()}, &Bounds,
+      Task *First = recordsInPlace<Task>(Bytes, Writable, TaskRecs.data(),
+                                         TaskRecs.size(), MapWithRoom, Room);
+      Records = {First, TaskRecs.size()};
+      Bad = GraphBuilder(G).adoptTasks({First, TaskRecs.size()}, &Bounds,
                                        std::move(Room));
     } else {
-      Records = asGraphTasks(*Tasks, Converted);
+      Records = asGraphTasks(TaskRecs, Converted);
       // Converted records are the reader's own memory: nothing to drop.
       Bad = copyRecords(Records, Drop && Converted.empty(),
                         [&](llvm::ArrayRef<Task> Part) {
@@ -333,52 +475,51 @@ static Expected<Graph> parse(StringRef Bytes, char *Writable,
       return describeBadTask(G, Bad, Tk);
     }
   }
-  if (auto *Attrs = In->task_attrs())
-    for (const fb::TaskAttrs *A : *Attrs) {
-      TaskAttrs TA;
-      TA.Bytes = A->bytes();
-      TA.Flops = A->flops();
-      TA.Grid[0] = A->grid_x();
-      TA.Grid[1] = A->grid_y();
-      TA.Grid[2] = A->grid_z();
-      TA.Block[0] = A->block_x();
-      TA.Block[1] = A->block_y();
-      TA.Block[2] = A->block_z();
-      TA.SharedMemBytes = A->shared_mem_bytes();
-      TA.RegistersPerThread = A->registers_per_thread();
-      TA.CopyKind = A->copy_kind();
-      TA.DType = A->dtype();
-      GraphBuilder(G).addAttrSlot(TA);
-    }
-  if (auto *Notes = In->task_notes())
-    for (const fb::TaskNote *N : *Notes)
-      G.addNote(TaskNote{N->task(), N->key(), N->value()});
-  if (llvm::Error E = Version == 2 ? readEdgeArrays(*In, G)
-                                   : readEdgeStructs(*In, Bytes, Writable,
-                                                     MapWithRoom, Drop, G))
+  for (const fb::TaskAttrs &A : *AttrsOr) {
+    TaskAttrs TA;
+    TA.Bytes = A.bytes();
+    TA.Flops = A.flops();
+    TA.Grid[0] = A.grid_x();
+    TA.Grid[1] = A.grid_y();
+    TA.Grid[2] = A.grid_z();
+    TA.Block[0] = A.block_x();
+    TA.Block[1] = A.block_y();
+    TA.Block[2] = A.block_z();
+    TA.SharedMemBytes = A.shared_mem_bytes();
+    TA.RegistersPerThread = A.registers_per_thread();
+    TA.CopyKind = A.copy_kind();
+    TA.DType = A.dtype();
+    GraphBuilder(G).addAttrSlot(TA);
+  }
+  for (const fb::TaskNote &N : *NotesOr)
+    G.addNote(TaskNote{N.task(), N.key(), N.value()});
+  if (llvm::Error E = Version == 2
+                          ? readEdgeArrays(*In, G)
+                          : readEdgeStructs(*In, *EdgesOr, Bytes, Writable,
+                                            MapWithRoom, Drop, G))
     return std::move(E);
   // Absent in files written before memory events existed: those have none.
   // Lanes are checked by the semantic verifier, as nothing here needs them.
-  if (auto *Mem = In->memory_events()) {
-    G.reserveMemoryEvents(Mem->size());
-    for (const fb::MemoryEvent *E : *Mem)
-      G.addMemoryEvent(MemoryEvent{E->time_ns(), E->bytes(),
-                                   E->total_allocated(), E->total_reserved(),
-                                   E->address(), E->lane(), E->device()});
+  if (HasMem) {
+    G.reserveMemoryEvents(Mem.size());
+    for (const fb::MemoryEvent &E : Mem)
+      G.addMemoryEvent(MemoryEvent{E.time_ns(), E.bytes(), E.total_allocated(),
+                                   E.total_reserved(), E.address(), E.lane(),
+                                   E.device()});
     // What passes said of the events, where any did; the tasks and
     // categories are checked by the semantic verifier.
-    if (auto *Owners = In->memory_event_owners()) {
-      if (Owners->size() != Mem->size())
+    if (HasOwners) {
+      if (Owners.size() != Mem.size())
         return fail("{0} memory event owners for {1} memory events",
-                    Owners->size(), Mem->size());
+                    Owners.size(), Mem.size());
       llvm::MutableArrayRef<MemoryEvent> Events = G.memoryEventsMut();
       for (size_t I = 0; I != Events.size(); ++I) {
-        Events[I].Task = Owners->Get(I)->task();
-        Events[I].Category = Owners->Get(I)->category();
-        Events[I].Flags = Owners->Get(I)->flags();
+        Events[I].Task = Owners[I].task();
+        Events[I].Category = Owners[I].category();
+        Events[I].Flags = Owners[I].flags();
       }
     }
-  } else if (In->memory_event_owners()) {
+  } else if (HasOwners) {
     return fail("memory event owners without memory events");
   }
   return std::move(G);

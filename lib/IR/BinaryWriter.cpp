@@ -40,20 +40,11 @@ public:
     return NewId[Old];
   }
 
-  /// What the strings used so far take in the buffer, about.
-  size_t bytes() const { return Bytes + Used.size() * 12; }
-
-  flatbuffers::Offset<
-      flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
-  build(flatbuffers::FlatBufferBuilder &B) const {
-    std::vector<flatbuffers::Offset<flatbuffers::String>> Offs;
-    Offs.reserve(Used.size());
-    for (StrId Old : Used) {
-      llvm::StringRef S = G.str(Old);
-      Offs.push_back(B.CreateString(S.data(), S.size()));
-    }
-    return B.CreateVector(Offs);
-  }
+  /// The strings used, in their new order.
+  size_t size() const { return Used.size(); }
+  llvm::StringRef str(size_t New) const { return G.str(Used[New]); }
+  /// Their bytes, each with its 0 byte.
+  uint64_t bytes() const { return Bytes + Used.size(); }
 
 private:
   const Graph &G;
@@ -62,23 +53,20 @@ private:
   size_t Bytes = 0;
 };
 
-/// Where the arrays that grow with the graph (tasks, edges, memory events)
-/// lie in the part of the file after the FlatBuffers-built head. They are
+/// Where the arrays that grow with the graph lie in the part of the file
+/// after the FlatBuffers-built head: the version 4 sections. They are
 /// streamed out a chunk at a time after the head rather than built in the
 /// builder's buffer: a buffer as large as the file, zeroed by the kernel page
 /// by page and then copied into the page cache, was most of the cost of
-/// writing a large graph and half of the writer's memory.
+/// writing a large graph and half of the writer's memory; and their 64-bit
+/// offsets let a file pass FlatBuffers' 2 GiB.
 class TailLayout {
 public:
-  /// Places a vector of \p Length elements of \p Size bytes aligned to
-  /// \p Align, as FlatBuffers lays vectors out (a 32-bit length just before
-  /// the elements), and returns the offset of its length from the tail's start.
-  uint64_t add(uint64_t Length, size_t Size, size_t Align) {
-    size_t A = std::max<size_t>(Align, sizeof(flatbuffers::uoffset_t));
-    uint64_t At = llvm::alignTo(End, sizeof(flatbuffers::uoffset_t));
-    while ((At + sizeof(flatbuffers::uoffset_t)) % A)
-      At += sizeof(flatbuffers::uoffset_t);
-    End = At + sizeof(flatbuffers::uoffset_t) + Length * Size;
+  /// Places \p Count records of \p Size bytes at the next multiple of 8;
+  /// returns where, counted from the tail's start.
+  uint64_t add(uint64_t Count, size_t Size) {
+    uint64_t At = llvm::alignTo(End, 8);
+    End = At + Count * Size;
     return At;
   }
   uint64_t size() const { return End; }
@@ -87,52 +75,42 @@ private:
   uint64_t End = 0;
 };
 
-/// A FlatBufferBuilder for the head: everything but the tail's arrays, to
-/// which its table fields refer forward, past the head's end.
-class HeadBuilder : public flatbuffers::FlatBufferBuilder {
-public:
-  using FlatBufferBuilder::FlatBufferBuilder;
-
-  /// Adds table field \p Field referring to the vector at \p TailAt in the
-  /// tail. A FlatBuffers offset counts from the field to its target; the
-  /// field lands GetSize() + 4 bytes before the head's end (sizes count from
-  /// the end, the builder writing backwards), and the target lies TailAt
-  /// bytes past the head's end. An offset past 4 GiB wraps here, but such a
-  /// file is refused before anything is written (writeBinaryGraph()).
-  void addTailOffset(flatbuffers::voffset_t Field, uint64_t TailAt) {
-    Align(sizeof(flatbuffers::uoffset_t));
-    AddElement<flatbuffers::uoffset_t>(
-        Field, static_cast<flatbuffers::uoffset_t>(
-                   GetSize() + sizeof(flatbuffers::uoffset_t) + TailAt));
+/// A tail section: where it lies (from the tail's start) and its records.
+struct TailSection {
+  uint64_t At = 0, Count = 0;
+  /// As written into the head, which is \p HeadBytes long.
+  fb::Section in(uint64_t HeadBytes) const {
+    return fb::Section(HeadBytes + At, Count);
   }
-
-  /// Makes the head's size a multiple of 8, so that the tail, which follows
-  /// it, starts aligned for its 64-bit fields.
-  void alignEndForTail() { TrackMinAlign(8); }
 };
 
-/// Writes the tail's vectors in order through a chunk buffer.
+/// Writes the tail's sections in order through a chunk buffer.
 class TailWriter {
 public:
   explicit TailWriter(llvm::raw_ostream &OS)
       : OS(OS), Chunk(std::make_unique<char[]>(Cap)) {}
   ~TailWriter() { flush(); }
 
-  /// Writes the padding and the length of a vector placed at \p At by
-  /// TailLayout::add() with the same \p Length; its elements follow.
-  void startVector(uint64_t At, uint64_t Length) {
+  /// Writes the padding before a section placed by TailLayout::add() at
+  /// \p At; its records follow.
+  void startSection(uint64_t At) {
     static const char Zeros[8] = {};
     append(Zeros, At - (Written + Used));
-    auto L = static_cast<flatbuffers::uoffset_t>(Length);
-    append(&L, sizeof(L));
   }
 
   template <typename T> void push(const T &Element) {
     append(&Element, sizeof(T));
   }
+  void pushBytes(llvm::StringRef S) { append(S.data(), S.size()); }
 
 private:
   void append(const void *P, size_t N) {
+    if (N > Cap) {
+      flush();
+      OS.write(static_cast<const char *>(P), N);
+      Written += N;
+      return;
+    }
     if (Used + N > Cap)
       flush();
     std::memcpy(Chunk.get() + Used, P, N);
@@ -262,60 +240,69 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
 
   // The tail's layout first: the head refers to it.
   TailLayout Tail;
-  uint64_t TasksAt = Tail.add(C.Order.size(), sizeof(fb::Task),
-                              flatbuffers::AlignOf<fb::Task>());
-  uint64_t EdgesAt = Tail.add(Edges.size(), sizeof(fb::Edge),
-                              flatbuffers::AlignOf<fb::Edge>());
-  uint64_t MemAt = Tail.add(Mem.size(), sizeof(fb::MemoryEvent),
-                            flatbuffers::AlignOf<fb::MemoryEvent>());
+  const bool HasOwners = !Owners.empty();
+  const TailSection TasksS{Tail.add(C.Order.size(), sizeof(fb::Task)),
+                           C.Order.size()};
+  const TailSection EdgesS{Tail.add(Edges.size(), sizeof(fb::Edge)),
+                           Edges.size()};
+  const TailSection MemS{Tail.add(Mem.size(), sizeof(fb::MemoryEvent)),
+                         Mem.size()};
+  const TailSection OwnersS{
+      Tail.add(Owners.size(), sizeof(fb::MemoryEventOwner)), Owners.size()};
+  const TailSection AttrsS{Tail.add(Attrs.size(), sizeof(fb::TaskAttrs)),
+                           Attrs.size()};
+  const TailSection NotesS{Tail.add(Notes.size(), sizeof(fb::TaskNote)),
+                           Notes.size()};
+  const TailSection StrOffsS{Tail.add(Str.size() + 1, sizeof(uint64_t)),
+                             Str.size() + 1};
+  const TailSection StrBytesS{Tail.add(Str.bytes(), 1), Str.bytes()};
 
-  HeadBuilder B(4096 + Attrs.size() * sizeof(fb::TaskAttrs) +
-                Notes.size() * sizeof(fb::TaskNote) + Str.bytes());
-  auto Meta = buildMetadata(B, G.metadata());
-  auto Strings = Str.build(B);
-  auto LanesV = B.CreateVectorOfStructs(Lanes);
-  auto LayersV = B.CreateVectorOfStructs(Layers);
-  auto ItsV = B.CreateVectorOfStructs(Its);
-  auto AttrsV = B.CreateVectorOfStructs(Attrs);
-  auto NotesV = B.CreateVectorOfStructs(Notes);
-  flatbuffers::Offset<flatbuffers::Vector<const fb::MemoryEventOwner *>>
-      OwnersV;
-  if (!Owners.empty())
-    OwnersV = B.CreateVectorOfStructs(Owners);
-  flatbuffers::uoffset_t Table = B.StartTable();
-  if (!Owners.empty())
-    B.AddOffset(fb::Graph::VT_MEMORY_EVENT_OWNERS, OwnersV);
-  B.addTailOffset(fb::Graph::VT_EDGES, EdgesAt);
-  B.addTailOffset(fb::Graph::VT_MEMORY_EVENTS, MemAt);
-  B.AddOffset(fb::Graph::VT_TASK_NOTES, NotesV);
-  B.AddOffset(fb::Graph::VT_TASK_ATTRS, AttrsV);
-  B.addTailOffset(fb::Graph::VT_TASKS, TasksAt);
-  B.AddOffset(fb::Graph::VT_ITERATIONS, ItsV);
-  B.AddOffset(fb::Graph::VT_LAYERS, LayersV);
-  B.AddOffset(fb::Graph::VT_LANES, LanesV);
-  B.AddOffset(fb::Graph::VT_STRINGS, Strings);
-  B.AddOffset(fb::Graph::VT_METADATA, Meta);
-  B.AddElement<uint32_t>(fb::Graph::VT_VERSION, BinaryFormatVersion, 0);
-  flatbuffers::Offset<fb::Graph> Root(B.EndTable(Table));
-  B.alignEndForTail();
-  fb::FinishGraphBuffer(B, Root);
-
-  // FlatBuffers offsets are 32 bits, and readers verify at most 2 GiB.
-  uint64_t FileBytes = B.GetSize() + Tail.size();
-  static_assert(BinaryFormatMaxBytes == FLATBUFFERS_MAX_BUFFER_SIZE, "");
-  if (FileBytes > BinaryFormatMaxBytes)
-    return llvm::createStringError(
-        std::errc::file_too_large,
-        "graph too large for the binary .ddir format: %llu tasks and %llu "
-        "edges take %llu bytes, over its limit of 2 GiB; split the trace by "
-        "iteration or write the text form (-S)",
-        static_cast<unsigned long long>(C.Order.size()),
-        static_cast<unsigned long long>(Edges.size()),
-        static_cast<unsigned long long>(FileBytes));
+  // The head, which holds the sections' offsets from the file's start: built
+  // once to learn its size, then again with them (its size does not depend
+  // on their values).
+  auto BuildHead = [&](flatbuffers::FlatBufferBuilder &B, uint64_t HeadBytes) {
+    auto Meta = buildMetadata(B, G.metadata());
+    auto LanesV = B.CreateVectorOfStructs(Lanes);
+    auto LayersV = B.CreateVectorOfStructs(Layers);
+    auto ItsV = B.CreateVectorOfStructs(Its);
+    fb::GraphBuilder GB(B);
+    GB.add_version(BinaryFormatVersion);
+    GB.add_metadata(Meta);
+    GB.add_lanes(LanesV);
+    GB.add_layers(LayersV);
+    GB.add_iterations(ItsV);
+    const fb::Section TasksF = TasksS.in(HeadBytes),
+                      EdgesF = EdgesS.in(HeadBytes), MemF = MemS.in(HeadBytes),
+                      OwnersF = OwnersS.in(HeadBytes),
+                      AttrsF = AttrsS.in(HeadBytes),
+                      NotesF = NotesS.in(HeadBytes),
+                      StrOffsF = StrOffsS.in(HeadBytes),
+                      StrBytesF = StrBytesS.in(HeadBytes);
+    GB.add_task_section(&TasksF);
+    GB.add_edge_section(&EdgesF);
+    GB.add_memory_event_section(&MemF);
+    if (HasOwners)
+      GB.add_memory_event_owner_section(&OwnersF);
+    GB.add_task_attr_section(&AttrsF);
+    GB.add_task_note_section(&NotesF);
+    GB.add_string_offset_section(&StrOffsF);
+    GB.add_string_byte_section(&StrBytesF);
+    auto Root = GB.Finish();
+    // The tail's 64-bit records start aligned: the head ends at a
+    // multiple of 8.
+    B.TrackMinAlign(8);
+    fb::FinishGraphBuffer(B, Root);
+  };
+  flatbuffers::FlatBufferBuilder Probe(4096);
+  BuildHead(Probe, 0);
+  const uint64_t HeadBytes = Probe.GetSize();
+  flatbuffers::FlatBufferBuilder B(HeadBytes);
+  BuildHead(B, HeadBytes);
+  assert(B.GetSize() == HeadBytes && "the head's size changed with offsets");
 
   OS.write(reinterpret_cast<const char *>(B.GetBufferPointer()), B.GetSize());
   TailWriter Out(OS);
-  Out.startVector(TasksAt, C.Order.size());
+  Out.startSection(TasksS.At);
   for (TaskId Old : C.Order) {
     const Task &T = G.task(Old);
     Out.push(fb::Task(T.StartNs, T.DurationNs, T.GapNs, Str(T.Name), T.Lane,
@@ -323,11 +310,32 @@ llvm::Error dd::writeBinaryGraph(const Graph &G, llvm::raw_ostream &OS) {
                       static_cast<fb::TaskKind>(T.Kind),
                       static_cast<fb::Phase>(T.Phase), T.Flags));
   }
-  Out.startVector(EdgesAt, Edges.size());
+  Out.startSection(EdgesS.At);
   for (const Edge &E : Edges)
     Out.push(fb::Edge(E.Src, E.Dst, static_cast<fb::EdgeKind>(E.Kind)));
-  Out.startVector(MemAt, Mem.size());
+  Out.startSection(MemS.At);
   for (const fb::MemoryEvent &M : Mem)
     Out.push(M);
+  Out.startSection(OwnersS.At);
+  for (const fb::MemoryEventOwner &O : Owners)
+    Out.push(O);
+  Out.startSection(AttrsS.At);
+  for (const fb::TaskAttrs &A : Attrs)
+    Out.push(A);
+  Out.startSection(NotesS.At);
+  for (const fb::TaskNote &N : Notes)
+    Out.push(N);
+  Out.startSection(StrOffsS.At);
+  uint64_t Offset = 0;
+  Out.push(Offset);
+  for (size_t I = 0; I != Str.size(); ++I) {
+    Offset += Str.str(I).size() + 1;
+    Out.push(Offset);
+  }
+  Out.startSection(StrBytesS.At);
+  for (size_t I = 0; I != Str.size(); ++I) {
+    Out.pushBytes(Str.str(I));
+    Out.push('\0');
+  }
   return llvm::Error::success();
 }

@@ -8,15 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "daydream/IR/RankCopies.h"
+#include "daydream/Support/MachineMemory.h"
 
 #include "daydream/IR/Graph.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FormatVariadic.h"
-
-#if __has_include(<unistd.h>)
-#include <unistd.h>
-#endif
 
 using namespace dd;
 
@@ -29,16 +26,6 @@ template <typename... Ts> llvm::Error fail(const char *Fmt, Ts &&...Vals) {
 }
 
 constexpr uint32_t NoPos = ~0u;
-
-/// This machine's physical memory in bytes, or 0 if unknown.
-uint64_t physicalMemory() {
-#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
-  long Pages = sysconf(_SC_PHYS_PAGES), Size = sysconf(_SC_PAGESIZE);
-  if (Pages > 0 && Size > 0)
-    return uint64_t(Pages) * uint64_t(Size);
-#endif
-  return 0;
-}
 
 } // namespace
 
@@ -208,7 +195,7 @@ llvm::Error dd::expandRankCopies(Graph &G) {
   const uint64_t Bytes =
       uint64_t(NewTasks) * (sizeof(Task) + 2 * sizeof(TaskId)) +
       uint64_t(NewEdges) * sizeof(Edge);
-  if (uint64_t Memory = physicalMemory(); Memory && Bytes > Memory)
+  if (uint64_t Memory = machineMemoryBytes(); Memory && Bytes > Memory)
     return fail("expanding the ranks stored as copies would add {0} tasks "
                 "and {1} edges, at least {2} GB, more than this machine's {3} "
                 "GB of memory",

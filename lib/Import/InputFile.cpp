@@ -9,6 +9,7 @@
 #include "daydream/Import/InputFile.h"
 #include "InflateAhead.h"
 #include "daydream/IR/FileKind.h"
+#include "daydream/Support/MachineMemory.h"
 #include "daydream/Trace/RecordFile.h"
 
 #include "llvm/Support/Process.h"
@@ -102,17 +103,16 @@ static size_t sizeHint(StringRef Compressed) {
   return ISize;
 }
 
-uint64_t dd::import::machineMemoryBytes() {
-  long Pages = sysconf(_SC_PHYS_PAGES), Page = sysconf(_SC_PAGE_SIZE);
-  if (Pages <= 0 || Page <= 0)
-    return UINT64_MAX;
-  return uint64_t(Pages) * uint64_t(Page);
+/// The default bound of a decompression: the machine's memory.
+static uint64_t defaultMaxBytes() {
+  uint64_t Memory = dd::machineMemoryBytes();
+  return Memory ? Memory : UINT64_MAX;
 }
 
 llvm::Error dd::import::gunzip(StringRef Compressed, PaddedBuffer &Out,
                                uint64_t MaxBytes) {
   if (MaxBytes == 0)
-    MaxBytes = machineMemoryBytes();
+    MaxBytes = defaultMaxBytes();
   Out.reserve(std::min<uint64_t>(sizeHint(Compressed), MaxBytes));
   auto Room = [&](size_t Done) -> llvm::MutableArrayRef<char> {
     if (Done == Out.capacity()) {
@@ -183,7 +183,7 @@ Expected<InputFile> dd::import::makeInputFileAhead(StringRef Name,
                                                    size_t StepBytes,
                                                    bool OnDemand) {
   if (MaxBytes == 0)
-    MaxBytes = machineMemoryBytes();
+    MaxBytes = defaultMaxBytes();
   std::shared_ptr<InflateAhead> Ahead =
       isGzip(Stored) ? InflateAhead::start(Stored, MaxBytes, sizeHint(Stored),
                                            StepBytes, OnDemand)

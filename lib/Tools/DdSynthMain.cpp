@@ -14,6 +14,7 @@
 #include "daydream/IR/RankCopies.h"
 #include "daydream/Import/ImportJob.h"
 #include "daydream/Import/Lowering.h"
+#include "daydream/Support/MachineMemory.h"
 #include "daydream/Support/OutputFile.h"
 #include "daydream/Support/ToolInit.h"
 #include "daydream/Support/Version.h"
@@ -234,22 +235,31 @@ int dd::ddSynthMain(int Argc, char **Argv) {
   auto Plan = planJob(SO);
   if (!Plan)
     return reportError(Tool, Plan.takeError());
-  // A graph the binary format cannot hold is refused before it is made: a
-  // 64-rank job of a million tasks a rank took a minute and 10 GB to fail
-  // in the writer.
-  if (*Format == OutFormat::Ddir) {
+  // A graph that cannot be numbered, or cannot fit in this machine's
+  // memory, is refused before it is made: a 64-rank job of a million tasks
+  // a rank once took a minute and 10 GB to fail in the writer.
+  if (*Format != OutFormat::Kineto) {
     const uint64_t Stored =
         ranksAreCopies(*Plan) ? Plan->TasksPerRank : Plan->Tasks;
-    if (minBinaryBytes(Stored) > BinaryFormatMaxBytes)
+    if (Stored >= NoId)
       return reportError(
-          Tool, llvm::formatv(
-                    "{0} tasks to store take at least {1} MB of binary .ddir "
-                    "({2} bytes a task), over the format's limit of 2 GiB "
-                    "({3} tasks at most); ask for fewer -tasks, "
-                    "-identical-ranks (stored once), or the text form (-S)",
-                    Stored, minBinaryBytes(Stored) >> 20, sizeof(Task),
-                    BinaryFormatMaxBytes / sizeof(Task))
+          Tool, llvm::formatv("{0} tasks to store, more than a graph can "
+                              "number ({1}); ask for fewer -tasks or "
+                              "-identical-ranks (stored once)",
+                              Stored, uint64_t(NoId) - 1)
                     .str());
+    // At least the generated records and the graph's, a task's worth each
+    // (a 10^7-task transformer peaked at 177 bytes a task, 2026-12-06).
+    const uint64_t Needs = Stored * 2 * sizeof(Task);
+    if (uint64_t Memory = machineMemoryBytes(); Memory && Needs > Memory)
+      return reportError(
+          Tool,
+          llvm::formatv("{0} tasks to store need at least {1} GB of "
+                        "memory ({2} bytes a task), more than this "
+                        "machine's {3} GB; ask for fewer -tasks or "
+                        "-identical-ranks (stored once)",
+                        Stored, Needs >> 30, 2 * sizeof(Task), Memory >> 30)
+              .str());
   }
 
   auto Start = std::chrono::steady_clock::now();

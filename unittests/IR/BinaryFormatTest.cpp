@@ -3,6 +3,7 @@
 #include "daydream/IR/BinaryFormat.h"
 #include "GraphBuilder.h"
 #include "IRTestUtil.h"
+#include "daydream/IR/IRReader.h"
 #include "daydream/IR/TextFormat.h"
 #include "daydream/IR/Verifier.h"
 #include "daydream/IR/ddir_generated.h"
@@ -10,6 +11,9 @@
 #include "gtest/gtest.h"
 
 #include <functional>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 using namespace dd;
 using namespace dd::test;
@@ -254,9 +258,7 @@ TEST(BinaryFormatTest, RejectsBadTaskFieldsAsTheVerifierDoes) {
     return G;
   };
   const std::string Bytes = toBinary(Make());
-  const size_t At = reinterpret_cast<const char *>(
-                        fb::GetGraph(Bytes.data())->tasks()->Data()) -
-                    Bytes.data();
+  const size_t At = fb::GetGraph(Bytes.data())->task_section()->offset();
   const std::pair<const char *, std::function<void(Task &)>> Cases[] = {
       {"task %1 'b': layer 3 out of range (0 layers)",
        [](Task &T) { T.Layer = 3; }},
@@ -361,7 +363,7 @@ TEST(BinaryFormatTest, Version2FilesStillRead) {
     EXPECT_EQ(G->edgeSlots()[0].Dst, 1u);
     EXPECT_EQ(G->edgeSlots()[0].Kind, EdgeKind::Launch);
   }
-  // Written back, a version-2 graph is a version-3 file like any other.
+  // Written back, a version-2 graph is a version-4 file like any other.
   // The graphs' strings point into the buffers they were parsed from.
   const std::string OldFile = twoTaskFile(2), NewFile = twoTaskFile(3);
   auto Old = parseBinaryGraph(OldFile);
@@ -404,6 +406,217 @@ TEST(BinaryFormatTest, EdgesAreUsedInPlaceUntilOneIsAdded) {
   ASSERT_EQ(G->edgeSlots().size(), 3u);
   EXPECT_EQ(G->edgeSlots()[1].Kind, EdgeKind::Sync);
   EXPECT_EQ(std::string(Mine.begin(), Mine.end()), Bytes);
+}
+
+} // namespace
+
+// Version 4: the arrays that grow with the graph lie in sections after the
+// FlatBuffers head, at 64-bit offsets.
+namespace {
+
+/// \p Bytes's head, to change a section's place in a test; the generated
+/// accessors are read-only, and a Section is a plain struct in the buffer.
+fb::Section *section(std::string &Bytes,
+                     const fb::Section *(fb::Graph::*Which)() const) {
+  return const_cast<fb::Section *>((fb::GetGraph(Bytes.data())->*Which)());
+}
+
+/// \p G as a version 3 writer laid it out: every array a vector inside the
+/// FlatBuffers buffer. \p G is as read, so in canonical order already.
+std::string toVersion3(const Graph &G) {
+  flatbuffers::FlatBufferBuilder FB;
+  std::vector<flatbuffers::Offset<flatbuffers::String>> Strs;
+  for (size_t I = 0; I != G.strings().size(); ++I)
+    Strs.push_back(FB.CreateString(G.str(I).str()));
+  std::vector<fb::Lane> Lanes;
+  for (const Lane &L : G.lanes())
+    Lanes.emplace_back(L.NativeId, L.Name, L.Rank, L.Device,
+                       fb::LaneKind(L.Kind), fb::LaneOrder(L.Order), 0);
+  std::vector<fb::Layer> Layers;
+  for (const Layer &L : G.layers())
+    Layers.emplace_back(L.Name, L.Parent);
+  std::vector<fb::Iteration> Its;
+  for (const Iteration &I : G.iterations())
+    Its.emplace_back(I.StartNs, I.MeasuredNs, I.Name, I.Rank);
+  std::vector<fb::Task> Tasks;
+  for (const Task &T : G.taskSlots())
+    Tasks.emplace_back(T.StartNs, T.DurationNs, T.GapNs, T.Name, T.Lane,
+                       T.Layer, T.Correlation, T.Attrs, fb::TaskKind(T.Kind),
+                       fb::Phase(T.Phase), T.Flags);
+  std::vector<fb::TaskAttrs> Attrs;
+  for (const TaskAttrs &A : G.attrSlots())
+    Attrs.emplace_back(A.Bytes, A.Flops, A.Grid[0], A.Grid[1], A.Grid[2],
+                       A.Block[0], A.Block[1], A.Block[2], A.SharedMemBytes,
+                       A.RegistersPerThread, A.CopyKind, A.DType);
+  std::vector<fb::TaskNote> Notes;
+  for (const TaskNote &N : G.notes())
+    Notes.emplace_back(N.Task, N.Key, N.Value);
+  std::vector<fb::Edge> Edges;
+  for (const Edge &E : G.edgeSlots())
+    Edges.emplace_back(E.Src, E.Dst, fb::EdgeKind(E.Kind));
+  std::vector<fb::MemoryEvent> Mem;
+  for (const MemoryEvent &E : G.memoryEvents())
+    Mem.emplace_back(E.TimeNs, E.Bytes, E.TotalAllocated, E.TotalReserved,
+                     E.Address, E.Lane, E.Device);
+  const Metadata &M = G.metadata();
+  std::vector<flatbuffers::Offset<fb::Device>> Devs;
+  for (const Device &D : M.Devices)
+    Devs.push_back(fb::CreateDevice(FB, D.Index, FB.CreateString(D.Name),
+                                    D.SmCount, D.MemoryBytes, D.PeakFp32Tflops,
+                                    D.PeakFp16Tflops, D.PeakBf16Tflops,
+                                    D.MemoryBandwidthGBps));
+  std::vector<flatbuffers::Offset<fb::Rank>> Ranks;
+  for (const RankInfo &R : M.Ranks)
+    Ranks.push_back(fb::CreateRank(FB, R.Rank, R.WorldSize,
+                                   FB.CreateString(R.Host), R.CopyOf));
+  auto Meta = fb::CreateMetadata(FB, FB.CreateString(M.Producer),
+                                 FB.CreateString(M.SourceFormat),
+                                 FB.CreateVector(Devs), FB.CreateVector(Ranks));
+  fb::FinishGraphBuffer(
+      FB, fb::CreateGraph(
+              FB, /*version=*/3, Meta, FB.CreateVector(Strs),
+              FB.CreateVectorOfStructs(Lanes), FB.CreateVectorOfStructs(Layers),
+              FB.CreateVectorOfStructs(Its), FB.CreateVectorOfStructs(Tasks),
+              FB.CreateVectorOfStructs(Attrs), FB.CreateVectorOfStructs(Notes),
+              0, 0, 0, FB.CreateVectorOfStructs(Mem),
+              FB.CreateVectorOfStructs(Edges)));
+  return std::string(reinterpret_cast<const char *>(FB.GetBufferPointer()),
+                     FB.GetSize());
+}
+
+TEST(BinarySectionsTest, Version3FilesStillRead) {
+  const std::string Bytes = toBinary(richGraph());
+  auto G = parseBinaryGraph(Bytes);
+  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  const std::string Old = toVersion3(*G);
+  ASSERT_EQ(fb::GetGraph(Old.data())->task_section(), nullptr);
+  auto FromOld = parseBinaryGraph(Old);
+  ASSERT_TRUE(bool(FromOld)) << llvm::toString(FromOld.takeError());
+  EXPECT_FALSE(bool(verifyGraph(*FromOld)));
+  EXPECT_EQ(toText(*FromOld), toText(richGraph()));
+  // Written back, it is the version 4 file.
+  EXPECT_EQ(toBinary(*FromOld), Bytes);
+}
+
+TEST(BinarySectionsTest, EveryGrowingArrayIsASection) {
+  const std::string Bytes = toBinary(richGraph());
+  const fb::Graph *H = fb::GetGraph(Bytes.data());
+  EXPECT_EQ(H->version(), 4u);
+  EXPECT_EQ(H->tasks(), nullptr);
+  EXPECT_EQ(H->edges(), nullptr);
+  EXPECT_EQ(H->strings(), nullptr);
+  EXPECT_EQ(H->memory_events(), nullptr);
+  EXPECT_EQ(H->task_attrs(), nullptr);
+  EXPECT_EQ(H->task_notes(), nullptr);
+  ASSERT_NE(H->task_section(), nullptr);
+  EXPECT_EQ(H->task_section()->count(), 3u);
+  EXPECT_EQ(H->edge_section()->count(), 2u);
+  EXPECT_EQ(H->memory_event_section()->count(), 3u);
+  EXPECT_EQ(H->task_attr_section()->count(), 1u);
+  EXPECT_EQ(H->task_note_section()->count(), 1u);
+  EXPECT_EQ(H->memory_event_owner_section(), nullptr); // recorded events only
+  auto G = parseBinaryGraph(Bytes);
+  ASSERT_TRUE(bool(G));
+  EXPECT_EQ(H->string_offset_section()->count(), G->strings().size() + 1);
+  // Each section starts at a multiple of 8, past the head.
+  for (const fb::Section *S :
+       {H->task_section(), H->edge_section(), H->memory_event_section(),
+        H->task_attr_section(), H->task_note_section(),
+        H->string_offset_section(), H->string_byte_section()}) {
+    EXPECT_EQ(S->offset() % 8, 0u);
+    EXPECT_LE(S->offset(), Bytes.size());
+  }
+}
+
+// A section may lie past FlatBuffers' 2 GiB: here the strings at 3 GiB, in
+// a sparse file (a hole before them), read the three ways tools read.
+TEST(BinarySectionsTest, SectionsPast2GiBAreRead) {
+  std::string Bytes = toBinary(richGraph());
+  fb::Section *Strings = section(Bytes, &fb::Graph::string_byte_section);
+  const std::string Text = Bytes.substr(Strings->offset(), Strings->count());
+  const uint64_t Far = uint64_t(3) << 30;
+  *Strings = fb::Section(Far, Text.size());
+  const std::string Path = writeTempFile(Bytes, "far", "ddir");
+  int FD = ::open(Path.c_str(), O_WRONLY);
+  ASSERT_GE(FD, 0);
+  ASSERT_EQ(::pwrite(FD, Text.data(), Text.size(), off_t(Far)),
+            ssize_t(Text.size()));
+  ::close(FD);
+  for (GraphUse Use :
+       {GraphUse::Copy, GraphUse::ReadInPlace, GraphUse::Change}) {
+    llvm::Expected<Graph> G = readGraphFile(Path, Use);
+    ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+    EXPECT_EQ(toText(*G), toText(richGraph()));
+  }
+  llvm::sys::fs::remove(Path);
+}
+
+TEST(BinarySectionsTest, RejectsSectionsPastTheEnd) {
+  std::string Bytes = toBinary(richGraph());
+  fb::Section *Tasks = section(Bytes, &fb::Graph::task_section);
+  *Tasks = fb::Section(Bytes.size() - 40, 1);
+  EXPECT_EQ(parseError(Bytes),
+            "truncated or corrupt binary IR (" + std::to_string(Bytes.size()) +
+                " bytes): the task section (1 records at byte " +
+                std::to_string(Bytes.size() - 40) + ") runs past the end");
+  // A count so large that its bytes overflow 64 bits.
+  *Tasks = fb::Section(8, uint64_t(1) << 60);
+  EXPECT_NE(parseError(Bytes).find("the task section"), std::string::npos);
+  // Every truncation of a file is refused or reads as a smaller graph.
+  const std::string Whole = toBinary(richGraph());
+  for (size_t Len = 8; Len < Whole.size(); Len += 8) {
+    std::string Cut = Whole.substr(0, Len);
+    auto G = parseBinaryGraph(Cut);
+    if (G)
+      llvm::consumeError(verifyGraph(*G));
+    else
+      llvm::consumeError(G.takeError());
+  }
+}
+
+TEST(BinarySectionsTest, RejectsMisalignedAndOverlappingSections) {
+  std::string Bytes = toBinary(richGraph());
+  fb::Section *Tasks = section(Bytes, &fb::Graph::task_section);
+  const fb::Section Was = *Tasks;
+  *Tasks = fb::Section(Was.offset() + 4, Was.count());
+  EXPECT_EQ(parseError(Bytes), "corrupt binary IR: the task section at byte " +
+                                   std::to_string(Was.offset() + 4) +
+                                   " is misaligned");
+  *Tasks = Was;
+  fb::Section *Edges = section(Bytes, &fb::Graph::edge_section);
+  *Edges = fb::Section(Was.offset() + 8, Edges->count());
+  EXPECT_EQ(parseError(Bytes),
+            "corrupt binary IR: the task and edge sections overlap");
+}
+
+TEST(BinarySectionsTest, RejectsBadStrings) {
+  std::string Bytes = toBinary(richGraph());
+  const fb::Section Text = *fb::GetGraph(Bytes.data())->string_byte_section();
+  std::string Unterminated = Bytes;
+  Unterminated[Text.offset() + Text.count() - 1] = 'x';
+  EXPECT_NE(parseError(Unterminated).find("is not 0-terminated"),
+            std::string::npos);
+  std::string Far = Bytes;
+  const fb::Section Offsets =
+      *fb::GetGraph(Far.data())->string_offset_section();
+  reinterpret_cast<uint64_t *>(&Far[Offsets.offset()])[1] = uint64_t(1) << 40;
+  EXPECT_EQ(parseError(Far), "corrupt binary IR: string 0 is not "
+                             "0-terminated within its bounds");
+  std::string Short = Bytes;
+  *section(Short, &fb::Graph::string_byte_section) =
+      fb::Section(Text.offset(), Text.count() - 1);
+  EXPECT_EQ(parseError(Short),
+            "corrupt binary IR: string offsets do not span the " +
+                std::to_string(Text.count() - 1) + " string bytes");
+}
+
+TEST(BinarySectionsTest, RejectsSectionsInAnOlderVersion) {
+  std::string Bytes = toBinary(richGraph());
+  auto *Table = reinterpret_cast<flatbuffers::Table *>(
+      const_cast<fb::Graph *>(fb::GetGraph(Bytes.data())));
+  ASSERT_TRUE(Table->SetField<uint32_t>(fb::Graph::VT_VERSION, 3, 0));
+  EXPECT_EQ(parseError(Bytes),
+            "corrupt binary IR: version 3 file with version 4 sections");
 }
 
 } // namespace

@@ -67,9 +67,7 @@ TEST(MappedReadTest, CopiesInRunsAndDropsPagesKeepingTheGraph) {
 TEST(MappedReadTest, ATaskRefusedInALaterRunIsNamedByItsId) {
   // Task 150000, in the third run of 87,381 tasks, gets a negative gap.
   std::string Bytes = toBinary(bigGraph());
-  const size_t At = reinterpret_cast<const char *>(
-                        fb::GetGraph(Bytes.data())->tasks()->Data()) -
-                    Bytes.data();
+  const size_t At = fb::GetGraph(Bytes.data())->task_section()->offset();
   reinterpret_cast<Task *>(&Bytes[At])[150000].GapNs = -3;
   const std::string Path = writeTemp(Bytes);
   auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,

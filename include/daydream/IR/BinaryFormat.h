@@ -21,17 +21,11 @@ namespace dd {
 
 /// The version written into every file. Readers accept it and every one
 /// back to OldestBinaryFormatVersion; docs/IR.md lists what changed between
-/// versions.
-constexpr uint32_t BinaryFormatVersion = 3;
+/// versions. Version 4's sections hold the arrays that grow with the graph
+/// at 64-bit offsets after the FlatBuffers head, so a file has no size
+/// limit of its own: a graph's ids (32 bits) and memory are the limits.
+constexpr uint32_t BinaryFormatVersion = 4;
 constexpr uint32_t OldestBinaryFormatVersion = 2;
-
-/// The largest binary .ddir: FlatBuffers' offsets are signed 32-bit.
-constexpr uint64_t BinaryFormatMaxBytes = (uint64_t(1) << 31) - 1;
-/// The fewest bytes \p Tasks tasks take in a binary .ddir, their records
-/// alone: for a tool to refuse a graph that cannot fit before making it.
-constexpr uint64_t minBinaryBytes(uint64_t Tasks) {
-  return Tasks * sizeof(Task);
-}
 
 /// Parses a binary graph whose bytes are \p Bytes (which must stay alive as
 /// long as the graph: strings point into it). Checks each task's own fields

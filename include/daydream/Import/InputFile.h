@@ -134,9 +134,6 @@ llvm::Expected<InputFile>
 makeInputFileAhead(llvm::StringRef Name, llvm::StringRef Stored,
                    uint64_t MaxBytes, size_t StepBytes, bool OnDemand = false);
 
-/// The machine's physical memory, the default bound of a decompression.
-uint64_t machineMemoryBytes();
-
 /// True if \p Bytes start with the gzip magic.
 bool isGzip(llvm::StringRef Bytes);
 
