@@ -15,6 +15,7 @@
 #include "FoldRanks.h"
 #include "MatchCollectives.h"
 #include "MergeRanks.h"
+#include "RankThreads.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -22,6 +23,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <numeric>
 
 using namespace dd;
@@ -141,24 +143,55 @@ dd::import::importJob(llvm::ArrayRef<std::string> Paths,
   if (Paths.size() > 1)
     if (llvm::Error E = checkDistinctFiles(Paths))
       return std::move(E);
+  // The ranks' traces are read at once, a thread each up to ReadThreads:
+  // reading (inflating and parsing) is most of a job's import and needs
+  // nothing from the other ranks. Lowering stays one rank at a time (below).
   std::vector<RankTrace> Traces(Paths.size());
-  for (size_t I = 0; I != Paths.size(); ++I) {
-    // Whole files count as equal shares of the job.
+  std::vector<llvm::Expected<ImportResult>> Read;
+  for (size_t I = 0; I != Paths.size(); ++I)
+    Read.emplace_back(ImportResult());
+  // Whole files count as equal shares of the job; each reader reports its
+  // own part, and the job's progress is their sum.
+  std::mutex ProgressLock;
+  std::vector<uint64_t> DoneOf(Paths.size(), 0);
+  uint64_t Share = 0;
+  auto ReadOne = [&](size_t I) {
     auto Each = [&, I](uint64_t Done, uint64_t Total) {
-      Progress(I * Total + Done, Paths.size() * Total);
+      std::lock_guard<std::mutex> Lock(ProgressLock);
+      Share = std::max(Share, Total);
+      DoneOf[I] = uint64_t(double(Done) / double(std::max<uint64_t>(Total, 1)) *
+                           double(Share));
+      Progress(std::accumulate(DoneOf.begin(), DoneOf.end(), uint64_t(0)),
+               Paths.size() * Share);
     };
-    auto R = readTrace(Paths[I], Opts, Traces[I].Model,
-                       Progress ? ProgressFn(Each) : ProgressFn());
-    if (!R)
-      return R.takeError();
-    Traces[I].R = std::move(*R);
+    Read[I] = readTrace(Paths[I], Opts, Traces[I].Model,
+                        Progress ? ProgressFn(Each) : ProgressFn());
+  };
+  forEachRank(0, Paths.size(), rankThreads(Opts.ReadThreads, Paths.size()),
+              ReadOne);
+  // The first failure in the order of the inputs, whichever thread met it
+  // first, so that the error does not depend on timing.
+  llvm::Error First = llvm::Error::success();
+  for (size_t I = 0; I != Paths.size(); ++I) {
+    if (!Read[I]) {
+      if (First)
+        llvm::consumeError(Read[I].takeError());
+      else
+        First = Read[I].takeError();
+      continue;
+    }
+    Traces[I].R = std::move(*Read[I]);
   }
-  return lowerJob(std::move(Traces), Opts.Lowering, Opts.FoldIdenticalRanks);
+  if (First)
+    return std::move(First);
+  return lowerJob(std::move(Traces), Opts.Lowering, Opts.FoldIdenticalRanks,
+                  Opts.ReadThreads);
 }
 
 llvm::Expected<JobImportResult>
 dd::import::lowerJob(std::vector<RankTrace> &&Inputs,
-                     const LoweringOptions &Opts, bool FoldIdenticalRanks) {
+                     const LoweringOptions &Opts, bool FoldIdenticalRanks,
+                     unsigned Threads) {
   std::vector<ReadRank> Traces(Inputs.size());
   for (size_t I = 0; I != Inputs.size(); ++I) {
     Traces[I].R = std::move(Inputs[I].R);
@@ -172,59 +205,80 @@ dd::import::lowerJob(std::vector<RankTrace> &&Inputs,
   for (const ReadRank &T : Traces)
     Lower.OriginNs = std::min(Lower.OriginNs, earliestStart(T.Model));
 
-  // Each rank is lowered, appended and freed before the next, so that the
-  // job's graph is the only large thing alive. The first rank's size stands
-  // for the others' when reserving (ranks of a job are much alike): arrays
-  // that grow by doubling touch twice their memory.
+  // The ranks are lowered a batch at a time, a thread each (RankThreads.h),
+  // then appended in rank order and freed, so that the job's graph and one
+  // batch of ranks' graphs are the only large things alive. The first
+  // rank's size stands for the others' when reserving (ranks of a job are
+  // much alike): arrays that grow by doubling touch twice their memory.
   JobImportResult Job;
   std::map<int32_t, std::string> Names;
   // The ranks stored whole, by rank and by content hash.
   std::map<int32_t, RankSpan> Whole;
   std::multimap<uint64_t, int32_t> ByHash;
-  for (ReadRank &T : Traces) {
-    if (T.SameAs >= 0) {
-      auto Of = Whole.find(T.SameAs);
-      if (Of == Whole.end())
-        return jobError(llvm::formatv("{0}: said to be the same as rank {1}, "
-                                      "which is not a rank stored before it",
-                                      T.R.Name, T.SameAs));
-      RankGraph Copy{T.Rank, T.WorldSize, Graph()};
-      Copy.G.metadata() = T.Model.Meta;
-      appendRankCopy(Job.G, std::move(Copy), Of->second);
-      ++Job.RankCopies;
-    } else {
-      if (llvm::Error E = lowerInto(T.R, std::move(T.Model), Lower))
-        return std::move(E);
-      T.Model = TraceModel();
-      if (Job.Ranks.empty()) {
-        // Room for every rank to be lowered (pages of ranks that turn out to
-        // be copies are never touched, so they cost no memory).
-        size_t N =
-            std::count_if(Traces.begin(), Traces.end(),
-                          [](const ReadRank &R) { return R.SameAs < 0; });
-        Job.G.reserve(T.R.G.numTasks() * N * 9 / 8,
-                      T.R.G.edgeSlots().size() * N * 9 / 8,
-                      T.R.G.attrSlots().size() * N);
-      }
-      const RankSpan *Same = nullptr;
-      uint64_t Hash = FoldIdenticalRanks ? rankContentHash(T.R.G) : 0;
-      if (FoldIdenticalRanks)
-        for (auto [It, End] = ByHash.equal_range(Hash); It != End && !Same;
-             ++It)
-          if (sameAsAppended(Job.G, Whole.at(It->second), T.R.G))
-            Same = &Whole.at(It->second);
-      RankGraph RG{T.Rank, T.WorldSize, std::move(T.R.G)};
-      if (Same) {
-        appendRankCopy(Job.G, std::move(RG), *Same);
+  const size_t ToLower =
+      std::count_if(Traces.begin(), Traces.end(),
+                    [](const ReadRank &R) { return R.SameAs < 0; });
+  const unsigned Batch = rankThreads(Threads, ToLower);
+  std::vector<llvm::Optional<std::string>> Failed(Traces.size());
+  std::vector<uint64_t> Hashes(Traces.size(), 0);
+  auto LowerOne = [&](size_t I) {
+    ReadRank &T = Traces[I];
+    if (T.SameAs >= 0)
+      return;
+    if (llvm::Error E = lowerInto(T.R, std::move(T.Model), Lower)) {
+      Failed[I] = llvm::toString(std::move(E));
+      return;
+    }
+    T.Model = TraceModel();
+    if (FoldIdenticalRanks)
+      Hashes[I] = rankContentHash(T.R.G);
+  };
+  for (size_t From = 0; From < Traces.size(); From += Batch) {
+    const size_t To = std::min(Traces.size(), From + Batch);
+    forEachRank(From, To, Batch, LowerOne);
+    for (size_t I = From; I != To; ++I) {
+      ReadRank &T = Traces[I];
+      if (Failed[I])
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       *Failed[I]);
+      if (T.SameAs >= 0) {
+        auto Of = Whole.find(T.SameAs);
+        if (Of == Whole.end())
+          return jobError(llvm::formatv("{0}: said to be the same as rank "
+                                        "{1}, which is not a rank stored "
+                                        "before it",
+                                        T.R.Name, T.SameAs));
+        RankGraph Copy{T.Rank, T.WorldSize, Graph()};
+        Copy.G.metadata() = T.Model.Meta;
+        appendRankCopy(Job.G, std::move(Copy), Of->second);
         ++Job.RankCopies;
       } else {
-        Whole[T.Rank] = appendRankGraph(Job.G, std::move(RG));
-        ByHash.emplace(Hash, T.Rank);
+        if (Job.Ranks.empty())
+          // Room for every rank to be lowered (pages of ranks that turn out
+          // to be copies are never touched, so they cost no memory).
+          Job.G.reserve(T.R.G.numTasks() * ToLower * 9 / 8,
+                        T.R.G.edgeSlots().size() * ToLower * 9 / 8,
+                        T.R.G.attrSlots().size() * ToLower);
+        const RankSpan *Same = nullptr;
+        const uint64_t Hash = Hashes[I];
+        if (FoldIdenticalRanks)
+          for (auto [It, End] = ByHash.equal_range(Hash); It != End && !Same;
+               ++It)
+            if (sameAsAppended(Job.G, Whole.at(It->second), T.R.G))
+              Same = &Whole.at(It->second);
+        RankGraph RG{T.Rank, T.WorldSize, std::move(T.R.G)};
+        if (Same) {
+          appendRankCopy(Job.G, std::move(RG), *Same);
+          ++Job.RankCopies;
+        } else {
+          Whole[T.Rank] = appendRankGraph(Job.G, std::move(RG));
+          ByHash.emplace(Hash, T.Rank);
+        }
       }
+      Names[T.Rank] = T.R.Name;
+      Job.RankIds.push_back(T.Rank);
+      Job.Ranks.push_back(std::move(T.R));
     }
-    Names[T.Rank] = T.R.Name;
-    Job.RankIds.push_back(T.Rank);
-    Job.Ranks.push_back(std::move(T.R));
   }
   if (llvm::Error E =
           matchCollectives(Job.G, Names, Job.Collectives, Job.Warnings))

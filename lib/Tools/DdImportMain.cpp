@@ -70,6 +70,11 @@ struct Options {
       cl::desc("Store a rank of a job that is the same as an earlier one "
                "(to the nanosecond) as its copy (default true)"),
       cl::cat(Category)};
+  cl::opt<unsigned> Jobs{
+      "j", cl::init(0), cl::value_desc("N"),
+      cl::desc("Read, then lower, up to N ranks of a job at once (default "
+               "0: one per core; -j 1 takes the least memory)"),
+      cl::cat(Category)};
   cl::opt<uint64_t> MaxInputSize{
       "max-input-size", cl::init(0), cl::value_desc("bytes"),
       cl::desc("Refuse a gzipped input that decompresses to more than this "
@@ -211,6 +216,7 @@ int dd::ddImportMain(int Argc, char **Argv) {
   IO.Lowering.InferDependencies = Opt.Infer;
   IO.FoldIdenticalRanks = Opt.FoldRanks;
   IO.MaxInputBytes = Opt.MaxInputSize;
+  IO.ReadThreads = Opt.Jobs;
 
   ProgressBar Bar(llvm::errs().is_displayed() && !Opt.Quiet);
   if (Opt.Inputs.size() > 1)

@@ -77,11 +77,13 @@ struct RankTrace {
 };
 
 /// The second half of importJob(): checks the ranks, lowers each with the
-/// job's common origin, merges them (a rank the same as an earlier one, as
-/// a copy of it, with \p FoldIdenticalRanks) and matches their collectives.
+/// job's common origin (up to \p Threads at once, 0: one per core), merges
+/// them in rank order (a rank the same as an earlier one, as a copy of it,
+/// with \p FoldIdenticalRanks) and matches their collectives.
 llvm::Expected<JobImportResult> lowerJob(std::vector<RankTrace> &&Traces,
                                          const LoweringOptions &Opts,
-                                         bool FoldIdenticalRanks = true);
+                                         bool FoldIdenticalRanks = true,
+                                         unsigned Threads = 0);
 
 } // namespace dd::import
 

@@ -30,6 +30,10 @@ struct ImportOptions {
   /// The most bytes a gzipped input may decompress to (0: the machine's
   /// memory), so that a decompression bomb ends in an error.
   uint64_t MaxInputBytes = 0;
+  /// In a job, how many ranks are read, and then lowered, at once (0: one
+  /// per core): each read holds its trace's text until it is parsed, each
+  /// lowering its rank's graph until that joins the job's.
+  unsigned ReadThreads = 0;
 };
 
 struct ImportResult {
