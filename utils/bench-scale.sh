@@ -25,7 +25,9 @@
 # build folder, as for utils/build.sh), SIZES (the .ddir sizes, default
 # "10000 1000000 5000000 10000000"), JSON_SIZES (the import sizes, default
 # "10000 1000000 10000000"; 10^7 tasks is 6.1 GB of JSON, and dd-import of
-# it peaks at about 7.6 GB), TMPDIR (where the files go: needs about 8 GB).
+# it peaks at about 7.6 GB), JOB_RANKS (the large jobs' ranks, a million
+# tasks each, default "64": 3.2 GB of file, dd-synth peaks at 6.4 GB; ""
+# for none), TMPDIR (where the files go: needs about 8 GB).
 # Takes about 6 minutes on a 2-core machine (docs/Performance.md). Wall times are measured by the
 # script's clock around each process (/usr/bin/time's %e has 10 ms steps).
 set -euo pipefail
@@ -37,7 +39,8 @@ trap 'rm -rf "$work"' EXIT
 echo "machine: $(nproc) cores; $(lscpu | grep -m1 'Model name' | sed 's/  */ /g'); $(free -g | awk '/Mem:/ {print $2 " GB"}')"
 echo "load at start: $(uptime | sed 's/.*load average/load average/')"
 BIN=$bin WORK=$work RUNS=$runs SIZES=${SIZES:-10000 1000000 5000000 10000000} \
-  JSON_SIZES=${JSON_SIZES:-10000 1000000 10000000} python3 - <<'PY'
+  JSON_SIZES=${JSON_SIZES:-10000 1000000 10000000} \
+  JOB_RANKS=${JOB_RANKS-64} python3 - <<'PY'
 import json, os, re, statistics, subprocess, sys, glob, time
 sys.path.insert(0, "utils")
 from bench_pipelines import pipelines
@@ -45,6 +48,7 @@ from bench_pipelines import pipelines
 BIN, WORK, RUNS = os.environ["BIN"], os.environ["WORK"], int(os.environ["RUNS"])
 SIZES = [int(s) for s in os.environ["SIZES"].split()]
 JSON_SIZES = [int(s) for s in os.environ["JSON_SIZES"].split()]
+JOB_RANKS = [int(s) for s in os.environ["JOB_RANKS"].split()]
 TRACES = os.path.join(os.getcwd(), "..", "shared", "traces")
 
 
@@ -91,7 +95,9 @@ def stats(path):
 
 
 def pass_wall(err):
-    rows = [l for l in err.splitlines() if re.search(r"\)\s+\S", l) and "Total" not in l]
+    # The timing rows only: a pass's warning may hold parentheses too.
+    rows = [l for l in err.splitlines()
+            if re.search(r"[0-9.]+ \(\s*[0-9.]+%\)\s+\S", l) and "Total" not in l]
     return float(re.findall(r"([0-9.]+) \(\s*[0-9.]+%\)", rows[0])[-1]) if rows else None
 
 
@@ -236,4 +242,25 @@ for label, files in inputs:
         if f.startswith(WORK):
             os.remove(f)
 print(f"load after: {' '.join(load())}")
+
+# Jobs of many ranks, a million tasks each, as one binary .ddir (format v4
+# has no size limit of its own): made by dd-synth, then simulated by dd-sim,
+# once each (a minute or more apiece; JOB_RANKS="" leaves them out).
+if JOB_RANKS:
+    print("\n## Large jobs (dd-synth -ranks=R -tasks=R*10^6 -o job.ddir, then dd-sim job.ddir)")
+    print(f"load before: {' '.join(load())}")
+    print("| ranks | tasks | file GB | dd-synth s | dd-synth peak GB | dd-sim s | "
+          "dd-sim peak GB | dd-sim bytes/task |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in JOB_RANKS:
+        job = f"{WORK}/job{r}.ddir"
+        ws, ks, _ = once([tool("dd-synth"), "-q", f"-ranks={r}", f"-tasks={r * 1000000}",
+                          "-o", job])
+        gb = os.path.getsize(job) / 1e9
+        wd, kd, _ = once([tool("dd-sim"), job, "-headline=false", "-o", os.devnull])
+        tasks = stats(job)["tasks"]
+        print(f"| {r} | {tasks} | {gb:.2f} | {ws:.1f} | {ks / 2**20:.2f} | {wd:.2f} | "
+              f"{kd / 2**20:.2f} | {kd * 1024 / tasks:.0f} |", flush=True)
+        os.remove(job)
+    print(f"load after: {' '.join(load())}")
 PY

@@ -144,8 +144,8 @@ dd::import::importJob(llvm::ArrayRef<std::string> Paths,
     if (llvm::Error E = checkDistinctFiles(Paths))
       return std::move(E);
   // The ranks' traces are read at once, a thread each up to ReadThreads:
-  // reading (inflating and parsing) is most of a job's import and needs
-  // nothing from the other ranks. Lowering stays one rank at a time (below).
+  // reading (inflating and parsing) needs nothing from the other ranks.
+  // They are lowered in batches after (lowerJob()).
   std::vector<RankTrace> Traces(Paths.size());
   std::vector<llvm::Expected<ImportResult>> Read;
   for (size_t I = 0; I != Paths.size(); ++I)
