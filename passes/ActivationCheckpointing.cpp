@@ -107,10 +107,13 @@ public:
     // Room for every copy at once, faulted in at once: growing ten million
     // tasks' arrays step by step, a page fault every 4 KiB, costs more
     // than the copies.
-    size_t Copies = 0;
-    for (const Segment &S : Segments)
+    // Each copied kernel gets one edge, its launch; CPU copies get none.
+    size_t Copies = 0, Launches = 0;
+    for (const Segment &S : Segments) {
       Copies += S.Cpu.size() + S.Gpu.size();
-    G.reserveFresh(Copies, Copies);
+      Launches += S.Gpu.size();
+    }
+    G.reserveFresh(Copies, Launches);
     RecomputeStats Stats;
     for (const Segment &S : Segments)
       recomputeSegment(G, Work, S, Memory, Stats);
