@@ -235,21 +235,15 @@ int dd::ddSynthMain(int Argc, char **Argv) {
   auto Plan = planJob(SO);
   if (!Plan)
     return reportError(Tool, Plan.takeError());
-  // A graph that cannot be numbered, or cannot fit in this machine's
-  // memory, is refused before it is made: a 64-rank job of a million tasks
-  // a rank once took a minute and 10 GB to fail in the writer.
+  // A graph that cannot fit in this machine's memory is refused before it
+  // is made (planJob() has refused one its ids cannot number): a 64-rank
+  // job of a million tasks a rank once took a minute and 10 GB to fail in
+  // the writer.
   if (*Format != OutFormat::Kineto) {
     const uint64_t Stored =
         ranksAreCopies(*Plan) ? Plan->TasksPerRank : Plan->Tasks;
-    if (Stored >= NoId)
-      return reportError(
-          Tool, llvm::formatv("{0} tasks to store, more than a graph can "
-                              "number ({1}); ask for fewer -tasks or "
-                              "-identical-ranks (stored once)",
-                              Stored, uint64_t(NoId) - 1)
-                    .str());
     // At least the generated records and the graph's, a task's worth each
-    // (a 10^7-task transformer peaked at 177 bytes a task, 2026-12-06).
+    // (a 10^7-task transformer peaks at about 177 bytes a task).
     const uint64_t Needs = Stored * 2 * sizeof(Task);
     if (uint64_t Memory = machineMemoryBytes(); Memory && Needs > Memory)
       return reportError(
