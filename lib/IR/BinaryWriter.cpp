@@ -69,7 +69,6 @@ public:
     End = At + Count * Size;
     return At;
   }
-  uint64_t size() const { return End; }
 
 private:
   uint64_t End = 0;
