@@ -30,6 +30,8 @@ FileKind dd::sniffFileKind(StringRef Name, StringRef Bytes) {
   }
   if (Text.startswith("ddir ") || Text.startswith("ddir\t"))
     return FileKind::DdirText;
+  if (Text.startswith("ddjob ") || Text.startswith("ddjob\t"))
+    return FileKind::DdJob;
   return FileKind::Unknown;
 }
 
@@ -56,6 +58,9 @@ std::string dd::wrongKindHint(FileKind K, StringRef Name, bool WantedGraph) {
               "--type sqlite " +
               Name + "`, then dd-import the .sqlite")
           .str();
+    case FileKind::DdJob:
+      return "is a split job's file (dd-import -split), which dd-opt, dd-sim "
+             "and dd-diff read, but not this way";
     default:
       return "";
     }
@@ -64,6 +69,9 @@ std::string dd::wrongKindHint(FileKind K, StringRef Name, bool WantedGraph) {
   case FileKind::DdirText:
     return "is already a Daydream graph (.ddir), not a trace: dd-opt, dd-sim "
            "and dd-diff read it";
+  case FileKind::DdJob:
+    return "is a split job's file (.ddjob), not a trace: dd-opt, dd-sim and "
+           "dd-diff read it";
   case FileKind::NsysReport:
     return ("is an Nsight Systems report, which only nsys reads: `nsys export "
             "--type sqlite " +

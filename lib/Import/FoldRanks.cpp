@@ -29,11 +29,13 @@ uint32_t rel(uint32_t Id, size_t Base) {
 
 } // namespace
 
-uint64_t dd::import::rankContentHash(const Graph &G) {
+uint64_t dd::import::rankContentHash(const Graph &G, size_t MaxPerLane) {
   llvm::hash_code H = llvm::hash_combine(G.numLanes(), G.numTasks());
   for (LaneId L = 0; L != G.numLanes(); ++L) {
     H = llvm::hash_combine(H, G.lane(L).Kind);
-    for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T))
+    size_t N = 0;
+    for (TaskId T = G.laneHead(L); T != NoId && N != MaxPerLane;
+         T = G.nextOnLane(T), ++N)
       H = llvm::hash_combine(H, G.task(T).StartNs, G.task(T).DurationNs);
   }
   return llvm::hash_combine(H, G.edgeSlots().size());

@@ -22,12 +22,16 @@
 #include "MergeRanks.h"
 
 #include <cstdint>
+#include <limits>
 
 namespace dd::import {
 
 /// A hash of \p Rank's lanes and tasks in lane order: ranks that are the
-/// same have the same hash. Linear, no allocation.
-uint64_t rankContentHash(const Graph &Rank);
+/// same have the same hash. Linear, no allocation. With \p MaxPerLane, of
+/// each lane's first tasks only: as good a filter before sameAsAppended()
+/// wherever ranks differ early (recorded ranks differ from their first
+/// task), for a fraction of the time.
+uint64_t rankContentHash(const Graph &Rank, size_t MaxPerLane = SIZE_MAX);
 
 /// Whether \p Rank, a rank's graph not yet appended, is the same as the
 /// rank \p Appended holds in \p Job, in the sense above.

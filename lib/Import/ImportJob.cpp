@@ -13,8 +13,7 @@
 #include "daydream/Import/ImportJob.h"
 
 #include "FoldRanks.h"
-#include "MatchCollectives.h"
-#include "MergeRanks.h"
+#include "JobAssembler.h"
 #include "RankThreads.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -57,8 +56,9 @@ struct ReadRank {
   int32_t WorldSize = 0; ///< 0 if not recorded
 };
 
-/// Gives every trace its rank and checks that they make one whole job.
-llvm::Error assignRanks(std::vector<ReadRank> &Traces) {
+/// Gives every trace its rank and checks that they make one whole job, or
+/// with \p Part, ranks of one job (which then must record their ranks).
+llvm::Error assignRanks(std::vector<ReadRank> &Traces, bool Part) {
   size_t WithRank = 0;
   for (ReadRank &T : Traces)
     if (!T.Model.Meta.Ranks.empty()) {
@@ -66,6 +66,10 @@ llvm::Error assignRanks(std::vector<ReadRank> &Traces) {
       T.WorldSize = T.Model.Meta.Ranks.front().WorldSize;
       ++WithRank;
     }
+  if (WithRank == 0 && Part)
+    return jobError(Traces.front().R.Name +
+                    ": no rank recorded (distributedInfo): the ranks of a "
+                    "job imported apart must each say which they are");
   if (WithRank == 0) {
     for (size_t I = 0; I != Traces.size(); ++I) {
       Traces[I].Rank = int32_t(I);
@@ -94,7 +98,17 @@ llvm::Error assignRanks(std::vector<ReadRank> &Traces) {
           Traces.front().R.Name, Traces.front().Rank, Traces.front().WorldSize,
           T.R.Name, T.Rank, T.WorldSize));
   int32_t World = Traces.front().WorldSize;
-  if (World > 0) {
+  if (Part && World <= 0)
+    return jobError(Traces.front().R.Name +
+                    ": no world size recorded (distributedInfo): the ranks "
+                    "of a job imported apart must say how many there are");
+  if (World > 0 && Part) {
+    for (const ReadRank &T : Traces)
+      if (T.Rank >= World)
+        return jobError(llvm::formatv("{0}: rank {1} is outside its world "
+                                      "of {2}",
+                                      T.R.Name, T.Rank, World));
+  } else if (World > 0) {
     std::vector<std::string> Missing;
     size_t Next = 0;
     for (int32_t R = 0; R < World; ++R) {
@@ -137,15 +151,14 @@ llvm::Error checkDistinctFiles(llvm::ArrayRef<std::string> Paths) {
 
 } // namespace
 
-llvm::Expected<JobImportResult>
-dd::import::importJob(llvm::ArrayRef<std::string> Paths,
-                      const ImportOptions &Opts, ProgressFn Progress) {
+llvm::Expected<std::vector<RankTrace>>
+dd::import::readJobTraces(llvm::ArrayRef<std::string> Paths,
+                          const ImportOptions &Opts, ProgressFn Progress) {
   if (Paths.size() > 1)
     if (llvm::Error E = checkDistinctFiles(Paths))
       return std::move(E);
   // The ranks' traces are read at once, a thread each up to ReadThreads:
   // reading (inflating and parsing) needs nothing from the other ranks.
-  // They are lowered in batches after (lowerJob()).
   std::vector<RankTrace> Traces(Paths.size());
   std::vector<llvm::Expected<ImportResult>> Read;
   for (size_t I = 0; I != Paths.size(); ++I)
@@ -184,37 +197,39 @@ dd::import::importJob(llvm::ArrayRef<std::string> Paths,
   }
   if (First)
     return std::move(First);
-  return lowerJob(std::move(Traces), Opts.Lowering, Opts.FoldIdenticalRanks,
-                  Opts.ReadThreads);
+  return std::move(Traces);
 }
 
 llvm::Expected<JobImportResult>
-dd::import::lowerJob(std::vector<RankTrace> &&Inputs,
-                     const LoweringOptions &Opts, bool FoldIdenticalRanks,
-                     unsigned Threads) {
+dd::import::importJob(llvm::ArrayRef<std::string> Paths,
+                      const ImportOptions &Opts, ProgressFn Progress) {
+  auto Traces = readJobTraces(Paths, Opts, std::move(Progress));
+  if (!Traces)
+    return Traces.takeError();
+  return lowerJob(std::move(*Traces), Opts.Lowering, Opts.FoldIdenticalRanks,
+                  Opts.ReadThreads);
+}
+
+llvm::Error dd::import::lowerJobRanks(std::vector<RankTrace> &&Inputs,
+                                      const LoweringOptions &Opts,
+                                      unsigned Threads, bool HashForFolding,
+                                      EachRankFn Each, bool Part) {
   std::vector<ReadRank> Traces(Inputs.size());
   for (size_t I = 0; I != Inputs.size(); ++I) {
     Traces[I].R = std::move(Inputs[I].R);
     Traces[I].Model = std::move(Inputs[I].Model);
     Traces[I].SameAs = Inputs[I].SameAs;
   }
-  if (llvm::Error E = assignRanks(Traces))
-    return std::move(E);
+  if (llvm::Error E = assignRanks(Traces, Part))
+    return E;
 
   LoweringOptions Lower = Opts;
   for (const ReadRank &T : Traces)
     Lower.OriginNs = std::min(Lower.OriginNs, earliestStart(T.Model));
 
   // The ranks are lowered a batch at a time, a thread each (RankThreads.h),
-  // then appended in rank order and freed, so that the job's graph and one
-  // batch of ranks' graphs are the only large things alive. The first
-  // rank's size stands for the others' when reserving (ranks of a job are
-  // much alike): arrays that grow by doubling touch twice their memory.
-  JobImportResult Job;
-  std::map<int32_t, std::string> Names;
-  // The ranks stored whole, by rank and by content hash.
-  std::map<int32_t, RankSpan> Whole;
-  std::multimap<uint64_t, int32_t> ByHash;
+  // then handed on in rank order and freed, so that one batch of ranks'
+  // graphs is all the lowering holds at once.
   const size_t ToLower =
       std::count_if(Traces.begin(), Traces.end(),
                     [](const ReadRank &R) { return R.SameAs < 0; });
@@ -230,58 +245,57 @@ dd::import::lowerJob(std::vector<RankTrace> &&Inputs,
       return;
     }
     T.Model = TraceModel();
-    if (FoldIdenticalRanks)
+    if (HashForFolding)
       Hashes[I] = rankContentHash(T.R.G);
   };
   for (size_t From = 0; From < Traces.size(); From += Batch) {
     const size_t To = std::min(Traces.size(), From + Batch);
     forEachRank(From, To, Batch, LowerOne);
     for (size_t I = From; I != To; ++I) {
-      ReadRank &T = Traces[I];
       if (Failed[I])
         return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                        *Failed[I]);
-      if (T.SameAs >= 0) {
-        auto Of = Whole.find(T.SameAs);
-        if (Of == Whole.end())
-          return jobError(llvm::formatv("{0}: said to be the same as rank "
-                                        "{1}, which is not a rank stored "
-                                        "before it",
-                                        T.R.Name, T.SameAs));
-        RankGraph Copy{T.Rank, T.WorldSize, Graph()};
-        Copy.G.metadata() = T.Model.Meta;
-        appendRankCopy(Job.G, std::move(Copy), Of->second);
-        ++Job.RankCopies;
-      } else {
-        if (Job.Ranks.empty())
-          // Room for every rank to be lowered (pages of ranks that turn out
-          // to be copies are never touched, so they cost no memory).
-          Job.G.reserve(T.R.G.numTasks() * ToLower * 9 / 8,
-                        T.R.G.edgeSlots().size() * ToLower * 9 / 8,
-                        T.R.G.attrSlots().size() * ToLower);
-        const RankSpan *Same = nullptr;
-        const uint64_t Hash = Hashes[I];
-        if (FoldIdenticalRanks)
-          for (auto [It, End] = ByHash.equal_range(Hash); It != End && !Same;
-               ++It)
-            if (sameAsAppended(Job.G, Whole.at(It->second), T.R.G))
-              Same = &Whole.at(It->second);
-        RankGraph RG{T.Rank, T.WorldSize, std::move(T.R.G)};
-        if (Same) {
-          appendRankCopy(Job.G, std::move(RG), *Same);
-          ++Job.RankCopies;
-        } else {
-          Whole[T.Rank] = appendRankGraph(Job.G, std::move(RG));
-          ByHash.emplace(Hash, T.Rank);
-        }
-      }
-      Names[T.Rank] = T.R.Name;
-      Job.RankIds.push_back(T.Rank);
-      Job.Ranks.push_back(std::move(T.R));
+      ReadRank &T = Traces[I];
+      LoweredRank L{T.R,      T.Model.Meta, T.Rank,  T.WorldSize,
+                    T.SameAs, Hashes[I],    ToLower, Lower.OriginNs};
+      if (llvm::Error E = Each(L))
+        return E;
+      T.R.G = Graph();
     }
   }
-  if (llvm::Error E =
-          matchCollectives(Job.G, Names, Job.Collectives, Job.Warnings))
+  return llvm::Error::success();
+}
+
+llvm::Expected<JobImportResult>
+dd::import::lowerJob(std::vector<RankTrace> &&Traces,
+                     const LoweringOptions &Opts, bool FoldIdenticalRanks,
+                     unsigned Threads) {
+  JobImportResult Job;
+  llvm::Optional<JobAssembler> Assembler;
+  auto Each = [&](LoweredRank &L) -> llvm::Error {
+    if (!Assembler)
+      Assembler.emplace(Job.G, L.ToLower, FoldIdenticalRanks);
+    if (L.SameAs >= 0) {
+      RankGraph Copy{L.Rank, L.WorldSize, Graph()};
+      Copy.G.metadata() = L.Meta;
+      if (llvm::Error E =
+              Assembler->addPromisedCopy(std::move(Copy), L.R.Name, L.SameAs))
+        return E;
+    } else {
+      Assembler->addRank(RankGraph{L.Rank, L.WorldSize, std::move(L.R.G)},
+                         L.R.Name, L.Hash);
+    }
+    Job.RankIds.push_back(L.Rank);
+    Job.Ranks.push_back(std::move(L.R));
+    return llvm::Error::success();
+  };
+  if (llvm::Error E = lowerJobRanks(std::move(Traces), Opts, Threads,
+                                    FoldIdenticalRanks, Each))
+    return std::move(E);
+  if (!Assembler)
+    return std::move(Job);
+  Job.RankCopies = Assembler->copies();
+  if (llvm::Error E = Assembler->finish(Job.Collectives, Job.Warnings))
     return std::move(E);
   return std::move(Job);
 }

@@ -70,7 +70,7 @@ struct LoadedRun {
 /// changed it.
 llvm::Expected<LoadedRun> load(llvm::StringRef Path,
                                llvm::Optional<bool> Simulated) {
-  auto G = readGraphFile(Path);
+  auto G = readInputGraph(Path, GraphUse::Copy);
   if (!G)
     return G.takeError();
   // Compared iteration by iteration, every rank's.

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SplitJobWriter.h"
 #include "ToolSupport.h"
 #include "daydream/Import/ImportJob.h"
 #include "daydream/Import/Importer.h"
@@ -74,6 +75,24 @@ struct Options {
       "j", cl::init(0), cl::value_desc("N"),
       cl::desc("Read, then lower, up to N ranks of a job at once (default "
                "0: one per core; -j 1 takes the least memory)"),
+      cl::cat(Category)};
+  cl::opt<bool> Split{
+      "split",
+      cl::desc("Write a job as one .ddir per rank beside the job file -o "
+               "names (job.ddjob: job.rank0.ddir, ...), which every tool "
+               "reads as one graph"),
+      cl::cat(Category)};
+  cl::opt<bool> NoLink{
+      "no-link",
+      cl::desc("With -split: the traces are some ranks of a job, imported "
+               "apart (a cluster task each): write their graphs and "
+               "collective tables (job.rankN.ddcoll), not the job file"),
+      cl::cat(Category)};
+  cl::opt<bool> Link{
+      "link",
+      cl::desc("The inputs are every rank's collective table (.ddcoll, from "
+               "-split -no-link): match the collectives and write the job "
+               "file -o names"),
       cl::cat(Category)};
   cl::opt<uint64_t> MaxInputSize{
       "max-input-size", cl::init(0), cl::value_desc("bytes"),
@@ -191,6 +210,84 @@ int importJobMain(const Options &Opt, const ImportOptions &IO,
   return 0;
 }
 
+/// -split: the ranks of a job, a file each, and the job file.
+int importSplitMain(const Options &Opt, const ImportOptions &IO,
+                    ProgressBar &Bar) {
+  auto Start = std::chrono::steady_clock::now();
+  auto Traces =
+      readJobTraces(Opt.Inputs, IO, [&](uint64_t Done, uint64_t Total) {
+        Bar.update(Done, Total);
+      });
+  Bar.finish();
+  if (!Traces)
+    return reportError(Tool, Traces.takeError());
+  auto S =
+      writeSplitJob(std::move(*Traces), IO, Opt.Output, Opt.Text, Opt.NoLink);
+  if (!S)
+    return reportError(Tool, S.takeError());
+  for (const ImportResult &R : S->Ranks)
+    for (const std::string &Warning : importWarnings(R))
+      reportWarning(Tool, Warning);
+  for (const std::string &Warning : S->Warnings)
+    reportWarning(Tool, Warning);
+  auto End = std::chrono::steady_clock::now();
+  if (Opt.Quiet)
+    return 0;
+  for (size_t I = 0; I != S->Ranks.size(); ++I) {
+    const ImportResult &R = S->Ranks[I];
+    printSummary(R.Name + " (rank " + std::to_string(S->RankIds[I]) + ")", R,
+                 R.LoadSeconds + R.ReadSeconds + R.LowerSeconds, 0);
+  }
+  if (Opt.NoLink) {
+    llvm::errs() << Tool << ": " << S->Ranks.size()
+                 << " of the job's ranks: " << S->Tasks << " tasks in "
+                 << S->Files.size() << " files ("
+                 << llvm::format("%.1f", double(S->Bytes) / 1e6)
+                 << " MB) and their collective tables, to be linked "
+                 << "(dd-import -link)"
+                 << llvm::format(
+                        "; %.2f s in all\n",
+                        std::chrono::duration<double>(End - Start).count());
+    return 0;
+  }
+  const CollectiveStats &C = S->Collectives;
+  llvm::errs() << Tool << ": split job of " << S->Ranks.size()
+               << " ranks: " << S->Tasks << " tasks in " << S->Files.size()
+               << " files (" << llvm::format("%.1f", double(S->Bytes) / 1e6)
+               << " MB) and " << Opt.Output << "; " << C.Matched
+               << " collectives matched across ranks in " << S->Groups
+               << (S->Groups == 1 ? " group" : " groups") << ", "
+               << C.SizeMismatches << " with different sizes; "
+               << llvm::format(
+                      "%.2f s in all\n",
+                      std::chrono::duration<double>(End - Start).count());
+  return 0;
+}
+
+/// -link: the job file from every rank's collective table.
+int linkMain(const Options &Opt) {
+  auto Start = std::chrono::steady_clock::now();
+  auto S = linkSplitJob(Opt.Inputs, Opt.Output);
+  if (!S)
+    return reportError(Tool, S.takeError());
+  for (const std::string &Warning : S->Warnings)
+    reportWarning(Tool, Warning);
+  auto End = std::chrono::steady_clock::now();
+  if (Opt.Quiet)
+    return 0;
+  const CollectiveStats &C = S->Collectives;
+  llvm::errs() << Tool << ": linked " << S->RankIds.size() << " ranks ("
+               << llvm::format("%.1f", double(S->Bytes) / 1e6)
+               << " MB of graphs, not read) into " << Opt.Output << "; "
+               << C.Matched << " collectives matched across ranks in "
+               << S->Groups << (S->Groups == 1 ? " group" : " groups") << ", "
+               << C.SizeMismatches << " with different sizes; "
+               << llvm::format(
+                      "%.2f s in all\n",
+                      std::chrono::duration<double>(End - Start).count());
+  return 0;
+}
+
 } // namespace
 
 int dd::ddImportMain(int Argc, char **Argv) {
@@ -204,10 +301,24 @@ int dd::ddImportMain(int Argc, char **Argv) {
           "  dd-import trace.pt.trace.json.gz -o trace.ddir\n"
           "  dd-import profile.sqlite | dd-sim\n"
           "  dd-import rank*.json.gz -o job.ddir   (one graph for all "
-          "ranks)\n"))
+          "ranks)\n"
+          "  dd-import -split rank*.json.gz -o job.ddjob   (a file per "
+          "rank)\n"
+          "  dd-import -split -no-link rank3.json.gz -o job.ddjob   (on each "
+          "node), then\n"
+          "  dd-import -link job.rank*.ddcoll -o job.ddjob\n"))
     return 1;
-  if (llvm::Error E = checkBinaryOutputAllowed(Opt.Output, Opt.Text, Opt.Force))
-    return reportError(Tool, std::move(E));
+  if (Opt.Link && (Opt.Split || Opt.NoLink))
+    return reportError(Tool, "-link reads the collective tables -split "
+                             "-no-link wrote; give it alone");
+  if (Opt.NoLink && !Opt.Split)
+    return reportError(Tool, "-no-link is an option of -split");
+  if (Opt.Link)
+    return linkMain(Opt);
+  if (!Opt.Split)
+    if (llvm::Error E =
+            checkBinaryOutputAllowed(Opt.Output, Opt.Text, Opt.Force))
+      return reportError(Tool, std::move(E));
 
   ImportOptions IO;
   IO.Kineto.KeepPythonFunctions = Opt.KeepPython;
@@ -219,6 +330,8 @@ int dd::ddImportMain(int Argc, char **Argv) {
   IO.ReadThreads = Opt.Jobs;
 
   ProgressBar Bar(llvm::errs().is_displayed() && !Opt.Quiet);
+  if (Opt.Split)
+    return importSplitMain(Opt, IO, Bar);
   if (Opt.Inputs.size() > 1)
     return importJobMain(Opt, IO, Bar);
   std::string Input = Opt.Inputs.front();

@@ -205,8 +205,8 @@ int dd::ddOptMain(int Argc, char **Argv) {
   // now), and from 2.35 s to 1.91 s; at 10^7 the room took a whole
   // activation-checkpointing run from 3.6-5.2 s to 2.2-3.5 s, which had
   // copied every task to make room for its own (docs/Performance.md).
-  auto G = readGraphFile(Opt.Input, PM.onlyPrinters() ? GraphUse::ReadInPlace
-                                                      : GraphUse::Change);
+  auto G = readInputGraph(Opt.Input, PM.onlyPrinters() ? GraphUse::ReadInPlace
+                                                       : GraphUse::Change);
   if (!G)
     return reportError(Tool, G.takeError());
 

@@ -120,7 +120,7 @@ llvm::Error writePictures(const Options &Opt, llvm::StringRef InputName,
   llvm::Optional<Graph> BaseGraph;
   llvm::Optional<SimResult> BaseResult;
   if (!Opt.Baseline.empty()) {
-    auto BG = readGraphFile(Opt.Baseline);
+    auto BG = readInputGraph(Opt.Baseline, GraphUse::Copy);
     if (!BG)
       return BG.takeError();
     BaseGraph = std::move(*BG);
@@ -197,7 +197,7 @@ int dd::ddSimMain(int Argc, char **Argv) {
     return reportError(Tool, Policy.takeError());
   PhaseTimes Times;
   // Simulating reads the tasks and never changes one.
-  auto G = readGraphFile(Opt.Input, GraphUse::ReadInPlace);
+  auto G = readInputGraph(Opt.Input, GraphUse::ReadInPlace);
   if (!G)
     return reportError(Tool, G.takeError());
   Times.mark("read+verify");

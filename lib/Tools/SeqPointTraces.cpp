@@ -89,7 +89,7 @@ llvm::Expected<Graph> loadGraph(llvm::StringRef Path) {
   if (looksLikeBinaryIR(Bytes) ||
       (!import::isGzip(Bytes) &&
        import::detectFormat(Bytes) == import::InputFormat::Unknown)) {
-    auto G = readGraphFile(Path);
+    auto G = readInputGraph(Path, GraphUse::Copy);
     if (!G)
       return G.takeError();
     // Every rank's iterations are measured.

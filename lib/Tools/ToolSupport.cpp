@@ -8,10 +8,12 @@
 
 #include "ToolSupport.h"
 #include "daydream/IR/BinaryFormat.h"
+#include "daydream/IR/FileKind.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/StringTable.h"
 #include "daydream/IR/TextFormat.h"
 #include "daydream/Import/Importer.h"
+#include "daydream/Import/SplitJob.h"
 #include "daydream/Pass/PassManager.h"
 #include "daydream/Support/GzipStream.h"
 #include "daydream/Support/OutputFile.h"
@@ -100,6 +102,24 @@ llvm::Error dd::writeTextFile(llvm::StringRef Contents,
           **Out, [&](llvm::raw_ostream &OS) { OS << Contents; }))
     return E;
   return (*Out)->commit();
+}
+
+llvm::Expected<Graph> dd::readInputGraph(llvm::StringRef Path, GraphUse Use) {
+  if (Path != "-") {
+    // A job file is a few lines of text; a graph is anything else.
+    char Head[16] = {};
+    size_t Got = 0;
+    if (auto FD = llvm::sys::fs::openNativeFileForRead(Path)) {
+      auto N = llvm::sys::fs::readNativeFile(*FD, Head);
+      Got = N ? *N : (llvm::consumeError(N.takeError()), 0);
+      llvm::sys::fs::closeFile(*FD);
+    } else {
+      llvm::consumeError(FD.takeError()); // readGraphFile() says why
+    }
+    if (sniffFileKind(Path, llvm::StringRef(Head, Got)) == FileKind::DdJob)
+      return import::readSplitJob(Path, Use);
+  }
+  return readGraphFile(Path, Use);
 }
 
 llvm::Error dd::writeGraphFile(const Graph &G, llvm::StringRef OutputPath,

@@ -10,6 +10,8 @@
 #ifndef DAYDREAM_TOOLS_TOOLSUPPORT_H
 #define DAYDREAM_TOOLS_TOOLSUPPORT_H
 
+#include "daydream/IR/IRReader.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
@@ -62,6 +64,11 @@ std::string formatDuration(double Ns);
 /// Fails if binary output would go to a terminal and \p Force is not set.
 llvm::Error checkBinaryOutputAllowed(llvm::StringRef OutputPath, bool Text,
                                      bool Force);
+
+/// Reads the graph a tool was given: a .ddir file (readGraphFile(), for
+/// \p Use) or a split job's file (Import/SplitJob.h), told apart by their
+/// first bytes.
+llvm::Expected<Graph> readInputGraph(llvm::StringRef Path, GraphUse Use);
 
 /// Writes \p G (text or binary) to \p OutputPath ("-" for stdout), creating
 /// the file only if the whole graph could be written.

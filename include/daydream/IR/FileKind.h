@@ -25,6 +25,7 @@ enum class FileKind {
   NsysSqlite,   ///< Nsight Systems' SQLite export
   NsysReport,   ///< Nsight Systems' own .nsys-rep / .qdrep report
   CuptiRecords, ///< dd-trace's .ddrec records
+  DdJob,        ///< a job split over files ("ddjob N" first)
 };
 
 /// The first bytes of dd-trace's .ddrec files (trace::RecordFileMagic, which

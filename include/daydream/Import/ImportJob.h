@@ -16,6 +16,7 @@
 #include "daydream/Import/Importer.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace dd::import {
 
@@ -75,6 +76,42 @@ struct RankTrace {
   /// rank is stored as a copy (IR/RankCopies.h) without being lowered.
   int32_t SameAs = -1;
 };
+
+/// The first half of importJob(): reads the traces \p Paths, a thread each
+/// up to Opts.ReadThreads. Fails on the first unreadable input in the order
+/// given, and on a file given twice.
+llvm::Expected<std::vector<RankTrace>>
+readJobTraces(llvm::ArrayRef<std::string> Paths, const ImportOptions &Opts,
+              ProgressFn Progress = nullptr);
+
+/// A rank as lowerJobRanks() hands it on.
+struct LoweredRank {
+  /// Its import, with its lowered graph (empty for a promised copy), which
+  /// the callee may move from.
+  ImportResult &R;
+  /// Its trace's metadata: what a promised copy has instead of a graph.
+  const Metadata &Meta;
+  int32_t Rank;
+  int32_t WorldSize; ///< 0 if not recorded
+  int32_t SameAs;    ///< -1, or the rank it is a promised copy of
+  uint64_t Hash;     ///< rankContentHash() of R.G, when asked for
+  size_t ToLower;    ///< the job's ranks that are not promised copies
+  /// The time its lanes' first gaps count from: the earliest start among
+  /// the traces lowered together (LoweringOptions::OriginNs).
+  int64_t OriginNs;
+};
+using EachRankFn = llvm::function_ref<llvm::Error(LoweredRank &)>;
+
+/// Checks the ranks of \p Traces make one job (see importJob()), lowers
+/// them with the job's common origin, up to \p Threads at once (0: one per
+/// core), and hands each to \p Each in rank order, freeing its graph after.
+/// \p HashForFolding: compute each rank's content hash on its thread.
+/// \p Part: the traces are some ranks of a job (imported apart from the
+/// others), which must record their ranks; none may be missing otherwise.
+llvm::Error lowerJobRanks(std::vector<RankTrace> &&Traces,
+                          const LoweringOptions &Opts, unsigned Threads,
+                          bool HashForFolding, EachRankFn Each,
+                          bool Part = false);
 
 /// The second half of importJob(): checks the ranks, lowers each with the
 /// job's common origin (up to \p Threads at once, 0: one per core), merges

@@ -42,6 +42,9 @@ public:
   llvm::raw_fd_ostream &os() { return *OS; }
   /// The name the output will have ("-" for stdout).
   llvm::StringRef path() const { return Path; }
+  /// Where it is written until commit() (empty for stdout), for a caller
+  /// that must read back what it wrote before deciding to keep it.
+  llvm::StringRef temporaryPath() const { return Temp; }
 
   /// Flushes and renames the temporary over the target. On any failure the
   /// temporary is removed, the target is left as it was, and the error

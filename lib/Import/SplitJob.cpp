@@ -1,0 +1,491 @@
+//===- SplitJob.cpp - A job kept as one .ddir per rank --------------------===//
+//
+// See SplitJob.h. A collective table is the rank's graph cut down to what
+// the matcher reads (MatchCollectives.cpp: collect() and assignGroups()),
+// so the link step runs the very matcher on it and cannot disagree with a
+// single import; the barriers it adds to the tables are then only counted.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/Import/SplitJob.h"
+
+#include "FoldRanks.h"
+#include "JobAssembler.h"
+
+#include "daydream/IR/BinaryFormat.h"
+#include "daydream/IR/FileKind.h"
+#include "daydream/IR/IRReader.h"
+#include "daydream/IR/TextFormat.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
+
+#include <algorithm>
+#include <functional>
+
+using namespace dd;
+using namespace dd::import;
+using llvm::StringRef;
+
+namespace {
+
+llvm::Error jobError(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 Msg.str().c_str());
+}
+
+bool isMatchedKernel(const Graph &G, TaskId T) {
+  return G.task(T).Kind == TaskKind::Collective &&
+         G.lane(G.task(T).Lane).Kind == LaneKind::GpuStream;
+}
+
+bool isGroupNote(StringRef Key) {
+  return Key == "group" || Key == "group-ranks" || Key == "group-size";
+}
+
+} // namespace
+
+Graph dd::import::collectiveTable(const Graph &G) {
+  // The kernels, and the calls that launched them (their issue order).
+  std::vector<uint8_t> Keep(G.numTaskSlots(), 0);
+  std::vector<Edge> Launches;
+  for (TaskId T = 0; T != G.numTaskSlots(); ++T)
+    if (G.isLive(T) && isMatchedKernel(G, T))
+      Keep[T] = 1;
+  for (const Edge &E : G.edgeSlots())
+    if (G.isLive(E) && E.Kind == EdgeKind::Launch && Keep[E.Dst] == 1) {
+      Launches.push_back(E);
+      Keep[E.Src] |= 2;
+    }
+
+  Graph Table;
+  Table.metadata() = G.metadata();
+  for (const Lane &L : G.lanes()) {
+    Lane NL = L;
+    NL.Name = Table.intern(G.str(L.Name));
+    Table.addLane(NL);
+  }
+  // The layers around the kernels (a send/recv kernel's kind is its op's).
+  llvm::DenseMap<LayerId, LayerId> LayerOf;
+  std::function<LayerId(LayerId)> CopyLayer = [&](LayerId L) -> LayerId {
+    if (L == NoId)
+      return NoId;
+    auto It = LayerOf.find(L);
+    if (It != LayerOf.end())
+      return It->second;
+    LayerId Parent = CopyLayer(G.layer(L).Parent);
+    LayerId New =
+        Table.addLayer(Layer{Table.intern(G.str(G.layer(L).Name)), Parent});
+    LayerOf[L] = New;
+    return New;
+  };
+  // In lane order, as the job's graph will number them (MergeRanks.h): the
+  // matcher breaks ties in issue order by task number.
+  std::vector<TaskId> NewId(G.numTaskSlots(), NoId);
+  for (LaneId L = 0; L != G.numLanes(); ++L)
+    for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
+      if (!Keep[T])
+        continue;
+      Task NT = G.task(T);
+      NT.Name = Table.intern(G.str(NT.Name));
+      NT.Layer = Keep[T] & 1 ? CopyLayer(NT.Layer) : NoId;
+      NT.Attrs = NoId;
+      NewId[T] = Table.addTask(NT);
+      if (const TaskAttrs *A = G.attrs(T); A && (Keep[T] & 1)) {
+        TaskAttrs Bytes;
+        Bytes.Bytes = A->Bytes;
+        Table.setAttrs(NewId[T], Bytes);
+      }
+    }
+  for (const Edge &E : Launches)
+    Table.addEdge(NewId[E.Src], NewId[E.Dst], E.Kind);
+  for (const TaskNote &N : G.notes())
+    if (N.Task < Keep.size() && (Keep[N.Task] & 1) && isGroupNote(G.str(N.Key)))
+      Table.addNote(NewId[N.Task], G.str(N.Key), G.str(N.Value));
+  return Table;
+}
+
+llvm::Expected<std::vector<JobFile::Group>>
+dd::import::linkCollectives(std::vector<RankTable> &&Tables,
+                            CollectiveStats &Stats,
+                            std::vector<std::string> &Warnings) {
+  Graph Link;
+  std::vector<int32_t> World;
+  {
+    JobAssembler A(Link, Tables.size(), /*Fold=*/false);
+    for (RankTable &T : Tables) {
+      World.push_back(T.Rank);
+      A.addRank(RankGraph{T.Rank, T.WorldSize, std::move(T.Table)}, T.Name, 0);
+    }
+    if (llvm::Error E = A.finish(Stats, Warnings))
+      return std::move(E);
+  }
+  std::sort(World.begin(), World.end());
+  // Each barrier lane is a group; its barriers say which.
+  llvm::DenseMap<TaskId, std::pair<StrId, StrId>> GroupNotes;
+  for (const TaskNote &N : Link.notes()) {
+    StringRef Key = Link.str(N.Key);
+    if (Key == "group")
+      GroupNotes[N.Task].first = N.Value;
+    else if (Key == "group-ranks")
+      GroupNotes[N.Task].second = N.Value;
+  }
+  std::vector<JobFile::Group> Groups;
+  for (LaneId L = 0; L != Link.numLanes(); ++L) {
+    const Lane &Ln = Link.lane(L);
+    TaskId First = Link.laneHead(L);
+    if (Ln.Kind != LaneKind::CommChannel || Ln.Rank != -1 || First == NoId)
+      continue;
+    JobFile::Group Gr;
+    for (TaskId T = First; T != NoId; T = Link.nextOnLane(T))
+      ++Gr.Collectives;
+    auto It = GroupNotes.find(First);
+    if (It == GroupNotes.end()) {
+      Gr.Members = World;
+    } else {
+      Gr.Name = Link.str(It->second.first).str();
+      auto Members =
+          parseGroupRanks(("[" + Link.str(It->second.second) + "]").str());
+      if (!Members)
+        return Members.takeError();
+      Gr.Members = std::move(*Members);
+    }
+    Groups.push_back(std::move(Gr));
+  }
+  return std::move(Groups);
+}
+
+uint64_t dd::import::rankFileHash(StringRef Bytes) {
+  return llvm::xxHash64(Bytes);
+}
+
+std::string dd::import::rankFilePath(StringRef JobPath, int32_t Rank) {
+  StringRef Stem = JobPath;
+  Stem.consume_back(".ddjob");
+  return (Stem + ".rank" + llvm::Twine(Rank) + ".ddir").str();
+}
+
+std::string dd::import::rankTablePath(StringRef JobPath, int32_t Rank) {
+  StringRef Stem = JobPath;
+  Stem.consume_back(".ddjob");
+  return (Stem + ".rank" + llvm::Twine(Rank) + ".ddcoll").str();
+}
+
+llvm::Error dd::import::printRankTableFile(int32_t World,
+                                           const JobFile::Rank &Entry,
+                                           const Graph &Table,
+                                           llvm::raw_ostream &OS) {
+  OS << "ddcoll " << JobFile::Version << "\n"
+     << "; rank " << Entry.Rank
+     << "'s collective table: `dd-import -link` of every rank's makes "
+        "the job file\n"
+     << "world " << World << "\n";
+  printRankLine(Entry, OS);
+  return printTextGraph(Table, OS);
+}
+
+namespace {
+
+/// A rank's table file: its job-file lines, then its table.
+struct ReadTable {
+  JobFile::Rank Entry;
+  int32_t World = 0;
+  std::string Path;
+  Graph Table;
+};
+
+llvm::Expected<ReadTable> readRankTableFile(StringRef Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
+  if (!Buf)
+    return jobError(Path + ": " + Buf.getError().message());
+  StringRef Text = (*Buf)->getBuffer();
+  // The job-file lines end where the graph's header starts.
+  size_t GraphAt = Text.find("\nddir ");
+  if (GraphAt == StringRef::npos) {
+    if (Text.startswith("ddcoll"))
+      return jobError(Path + ": no collective table after its rank line "
+                             "(truncated?)");
+    std::string Hint = sniffFileKind(Path, Text) == FileKind::DdirBinary
+                           ? " (a rank's graph: give its .ddcoll table)"
+                           : "";
+    return jobError(Path +
+                    ": not a rank's collective table (expected "
+                    "'ddcoll 1' first)" +
+                    Hint);
+  }
+  auto Head = parseJobFilePart(Path, "ddcoll", Text.take_front(GraphAt + 1));
+  if (!Head)
+    return Head.takeError();
+  if (Head->Ranks.size() != 1)
+    return jobError(Path +
+                    ": a collective table describes one rank, this "
+                    "one " +
+                    llvm::Twine(Head->Ranks.size()));
+  ReadTable T;
+  T.Entry = Head->Ranks.front();
+  T.World = Head->World;
+  T.Path = Path.str();
+  auto G = parseTextGraph(Text.drop_front(GraphAt + 1));
+  if (!G)
+    return jobError(Path + ": " + llvm::toString(G.takeError()));
+  T.Table = std::move(*G);
+  return std::move(T);
+}
+
+/// Where a rank's file is, from its table file's folder.
+std::string besideTable(StringRef TablePath, StringRef File) {
+  if (llvm::sys::path::is_absolute(File))
+    return File.str();
+  llvm::SmallString<256> P = llvm::sys::path::parent_path(TablePath);
+  llvm::sys::path::append(P, File);
+  return P.str().str();
+}
+
+/// \p Path as the job file \p JobPath names it: relative to its folder
+/// when beside it, else absolute.
+std::string fromJobFile(StringRef JobPath, StringRef Path) {
+  llvm::SmallString<256> Dir = llvm::sys::path::parent_path(JobPath);
+  if (Dir.empty())
+    Dir = ".";
+  StringRef Parent = llvm::sys::path::parent_path(Path);
+  if (llvm::sys::fs::equivalent(Dir, Parent.empty() ? "." : Parent))
+    return llvm::sys::path::filename(Path).str();
+  llvm::SmallString<256> Abs(Path);
+  llvm::sys::fs::make_absolute(Abs);
+  return Abs.str().str();
+}
+
+} // namespace
+
+llvm::Expected<JobFile>
+dd::import::linkRankTables(llvm::ArrayRef<std::string> Paths, StringRef JobPath,
+                           CollectiveStats &Stats,
+                           std::vector<std::string> &Warnings) {
+  std::vector<ReadTable> Read;
+  for (const std::string &P : Paths) {
+    auto T = readRankTableFile(P);
+    if (!T)
+      return T.takeError();
+    Read.push_back(std::move(*T));
+  }
+  std::stable_sort(Read.begin(), Read.end(),
+                   [](const ReadTable &A, const ReadTable &B) {
+                     return A.Entry.Rank < B.Entry.Rank;
+                   });
+  JobFile J;
+  J.World = Read.empty() ? 0 : Read.front().World;
+  for (size_t I = 0; I != Read.size(); ++I) {
+    const ReadTable &T = Read[I];
+    if (T.World != J.World)
+      return jobError(llvm::formatv(
+          "ranks of different jobs: {0} is rank {1} of {2}, but {3} is rank "
+          "{4} of {5}",
+          Read.front().Path, Read.front().Entry.Rank, J.World, T.Path,
+          T.Entry.Rank, T.World));
+    if (I && T.Entry.Rank == Read[I - 1].Entry.Rank)
+      return jobError(llvm::formatv("{0} and {1} are both rank {2}",
+                                    Read[I - 1].Path, T.Path, T.Entry.Rank));
+  }
+  if (Read.size() != size_t(J.World)) {
+    std::vector<std::string> Missing;
+    size_t Next = 0;
+    for (int32_t R = 0; R != J.World; ++R) {
+      if (Next < Read.size() && Read[Next].Entry.Rank == R)
+        ++Next;
+      else if (Missing.size() < 8)
+        Missing.push_back(std::to_string(R));
+    }
+    return jobError(llvm::formatv(
+        "rank(s) {0}{1} of the job's {2} are missing (give every rank's "
+        "collective table; the others wait for them at every collective)",
+        llvm::join(Missing, ", "), J.World - Read.size() > 8 ? ", ..." : "",
+        J.World));
+  }
+  std::vector<RankTable> Tables;
+  for (ReadTable &T : Read) {
+    // The rank's file is checked for its size only: its bytes are hashed
+    // when the job is read, not here, where no task is loaded.
+    std::string File = besideTable(T.Path, T.Entry.File);
+    llvm::sys::fs::file_status St;
+    if (std::error_code EC = llvm::sys::fs::status(File, St))
+      return jobError(T.Path + ": its rank's file " + File + ": " +
+                      EC.message());
+    if (St.getSize() != T.Entry.Bytes)
+      return jobError(llvm::formatv("{0}: its rank's file {1} has {2} bytes, "
+                                    "not the {3} the table was made with: "
+                                    "import that rank again",
+                                    T.Path, File, St.getSize(), T.Entry.Bytes));
+    JobFile::Rank Entry = T.Entry;
+    Entry.File = fromJobFile(JobPath, File);
+    J.Ranks.push_back(std::move(Entry));
+    Tables.push_back(
+        RankTable{T.Entry.Rank, T.World, T.Path, std::move(T.Table)});
+  }
+  auto Groups = linkCollectives(std::move(Tables), Stats, Warnings);
+  if (!Groups)
+    return Groups.takeError();
+  J.Groups = std::move(*Groups);
+  return std::move(J);
+}
+
+namespace {
+
+/// One rank's file, checked against what the job file says of it.
+llvm::Expected<Graph> readRankFile(StringRef JobPath, const JobFile &J,
+                                   const JobFile::Rank &R) {
+  llvm::SmallString<256> Path;
+  if (llvm::sys::path::is_absolute(R.File)) {
+    Path = R.File;
+  } else {
+    Path = llvm::sys::path::parent_path(JobPath);
+    llvm::sys::path::append(Path, R.File);
+  }
+  const std::string Where =
+      (JobPath + ": rank " + llvm::Twine(R.Rank) + "'s file " + Path).str();
+  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return jobError(Where + ": " + Buf.getError().message());
+  StringRef Bytes = (*Buf)->getBuffer();
+  if (Bytes.size() != R.Bytes || rankFileHash(Bytes) != R.Hash)
+    return jobError(llvm::formatv(
+        "{0}: changed since the job was linked ({1} bytes, xxh64 {2:x-16}; "
+        "the job file says {3} bytes, xxh64 {4:x-16}): import the job again",
+        Where, Bytes.size(), rankFileHash(Bytes), R.Bytes, R.Hash));
+  auto G = readGraph(std::move(*Buf));
+  if (!G)
+    return jobError(JobPath + ": rank " + llvm::Twine(R.Rank) + ": " +
+                    llvm::toString(G.takeError()));
+  const std::vector<RankInfo> &Ranks = G->metadata().Ranks;
+  if (Ranks.size() != 1 || Ranks.front().Rank != R.Rank ||
+      Ranks.front().WorldSize != J.World) {
+    std::string Is =
+        Ranks.size() == 1
+            ? llvm::formatv("rank {0} of {1}", Ranks.front().Rank,
+                            Ranks.front().WorldSize)
+                  .str()
+            : llvm::formatv("a graph of {0} ranks", Ranks.size()).str();
+    return jobError(llvm::formatv("{0}: is {1}, not rank {2} of {3} as the "
+                                  "job file says (a rank of another job?)",
+                                  Where, Is, R.Rank, J.World));
+  }
+  return G;
+}
+
+/// A rank lowered apart counted its lanes' first gaps from its own first
+/// event, \p OriginNs; the job counts them from its earliest, \p JobNs, as
+/// a single import of every rank does (Lowering.h: OriginNs). A CPU
+/// thread's first task that waited for nothing has the gap from the origin
+/// to its start, and only it: the gap of one that waited counts from what
+/// it waited for. So moving the origin lengthens exactly those gaps. (A
+/// GPU stream's first kernel without a launch keeps a gap only up to the
+/// GPU's latency, which a rank's file does not record; it is left as is.)
+void countFromJobOrigin(Graph &G, int64_t OriginNs, int64_t JobNs) {
+  const int64_t Earlier = OriginNs - JobNs;
+  if (Earlier <= 0)
+    return;
+  for (LaneId L = 0; L != G.numLanes(); ++L) {
+    TaskId T = G.laneHead(L);
+    if (T == NoId || G.lane(L).Kind != LaneKind::CpuThread)
+      continue;
+    Task &Tk = G.task(T);
+    if (Tk.GapNs == Tk.StartNs - OriginNs)
+      Tk.GapNs += Earlier;
+  }
+}
+
+/// The groups the job's graph matched collectives in, as the job file
+/// records them: what linking found must still hold.
+llvm::Error checkGroups(StringRef JobPath, const JobFile &J,
+                        const CollectiveStats &Stats) {
+  uint64_t Recorded = 0;
+  for (const JobFile::Group &Gr : J.Groups)
+    Recorded += Gr.Collectives;
+  if (Recorded == Stats.Matched)
+    return llvm::Error::success();
+  return jobError(llvm::formatv(
+      "{0}: its ranks' files match {1} collectives across ranks, but the job "
+      "file records {2}: import the job again",
+      JobPath, Stats.Matched, Recorded));
+}
+
+/// The job's graph as a tool reads a file: written to an unnamed temporary
+/// file and read back from it for \p Use. A tool then sees the very graph
+/// (its numbering, its edges' order, its records mapped from a file) that
+/// a single import's file gives it, and the job's records live in the page
+/// cache, not in the process's memory.
+llvm::Expected<Graph> readAsFile(StringRef Path, Graph &&Job, GraphUse Use) {
+  int FD = -1;
+  llvm::SmallString<128> Temp;
+  if (std::error_code EC =
+          llvm::sys::fs::createTemporaryFile("ddjob", "ddir", FD, Temp))
+    return jobError(Path +
+                    ": cannot make a temporary file for the job's "
+                    "graph (TMPDIR names where): " +
+                    EC.message());
+  // Unnamed from now on where the system allows: nothing is left behind
+  // by a kill, and the descriptor still reaches it.
+  std::string Reach = Temp.str().str();
+#ifdef __linux__
+  if (!llvm::sys::fs::remove(Temp))
+    Reach = "/proc/self/fd/" + std::to_string(FD);
+#endif
+  llvm::Error Written = llvm::Error::success();
+  {
+    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/false);
+    Written = writeBinaryGraph(Job, OS);
+    OS.flush();
+    if (!Written && OS.has_error()) {
+      Written = jobError(Path + ": writing the job's graph to " + Temp + ": " +
+                         OS.error().message() + " (TMPDIR names where)");
+      OS.clear_error();
+    }
+  }
+  Job = Graph();
+  llvm::Expected<Graph> G = Written ? llvm::Expected<Graph>(std::move(Written))
+                                    : readGraphFile(Reach, Use);
+  llvm::sys::fs::closeFile(FD);
+  if (Reach == Temp.str())
+    llvm::sys::fs::remove(Temp);
+  if (!G)
+    return jobError(Path + ": " + llvm::toString(G.takeError()));
+  return G;
+}
+
+} // namespace
+
+llvm::Expected<Graph> dd::import::readSplitJob(StringRef Path, GraphUse Use) {
+  auto Text = llvm::MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
+  if (!Text)
+    return jobError(Path + ": " + Text.getError().message());
+  auto J = parseJobFile(Path, (*Text)->getBuffer());
+  if (!J)
+    return J.takeError();
+  Graph Job;
+  JobAssembler A(Job, J->Ranks.size(), /*Fold=*/true);
+  int64_t JobNs = INT64_MAX;
+  for (const JobFile::Rank &R : J->Ranks)
+    JobNs = std::min(JobNs, R.OriginNs);
+  for (const JobFile::Rank &R : J->Ranks) {
+    auto G = readRankFile(Path, *J, R);
+    if (!G)
+      return G.takeError();
+    countFromJobOrigin(*G, R.OriginNs, JobNs);
+    // Only a filter before the full comparison (FoldRanks.h).
+    uint64_t Hash = rankContentHash(*G, /*MaxPerLane=*/1024);
+    A.addRank(RankGraph{R.Rank, J->World, std::move(*G)}, R.File, Hash);
+  }
+  CollectiveStats Stats;
+  std::vector<std::string> Warnings; // made when the job was imported
+  if (llvm::Error E = A.finish(Stats, Warnings))
+    return jobError(Path + ": " + llvm::toString(std::move(E)));
+  if (llvm::Error E = checkGroups(Path, *J, Stats))
+    return std::move(E);
+  return readAsFile(Path, std::move(Job), Use);
+}

@@ -1,0 +1,54 @@
+//===- SplitJobWriter.h - dd-import -split: a job as a file per rank -*- C++
+//-*-===//
+//
+// Lowers a job's ranks a batch at a time, writes each rank's graph to its
+// own file as soon as it is lowered, keeps only its collective table, links
+// the tables and writes the job file (Import/SplitJob.h). No file appears
+// under its final name until every rank is written and the collectives
+// matched: a failure leaves the old files as they were.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_LIB_TOOLS_SPLITJOBWRITER_H
+#define DAYDREAM_LIB_TOOLS_SPLITJOBWRITER_H
+
+#include "daydream/Import/ImportJob.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace dd {
+
+struct SplitJobSummary {
+  /// One per rank, in rank order, without its graph.
+  std::vector<import::ImportResult> Ranks;
+  std::vector<int32_t> RankIds;
+  std::vector<std::string> Files; ///< each rank's file, as written
+  uint64_t Tasks = 0;             ///< all ranks' tasks, before matching
+  uint64_t Bytes = 0;             ///< all ranks' files
+  size_t Groups = 0;              ///< process groups, the world included
+  import::CollectiveStats Collectives;
+  std::vector<std::string> Warnings;
+};
+
+/// Lowers \p Traces (read by readJobTraces()) with \p Opts and writes them
+/// as the split job \p JobPath, each rank's graph in binary or, with
+/// \p Text, in text form. With \p NoLink, \p Traces are some ranks of the
+/// job, imported apart from the others: each rank's collective table is
+/// written beside its graph (rankTablePath()) instead of the job file,
+/// which linkSplitJob() makes from all ranks' tables.
+llvm::Expected<SplitJobSummary>
+writeSplitJob(std::vector<import::RankTrace> &&Traces,
+              const import::ImportOptions &Opts, llvm::StringRef JobPath,
+              bool Text, bool NoLink);
+
+/// The link step: the job file \p JobPath from every rank's collective
+/// table \p Tables (import::linkRankTables()).
+llvm::Expected<SplitJobSummary> linkSplitJob(llvm::ArrayRef<std::string> Tables,
+                                             llvm::StringRef JobPath);
+
+} // namespace dd
+
+#endif // DAYDREAM_LIB_TOOLS_SPLITJOBWRITER_H
