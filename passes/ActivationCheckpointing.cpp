@@ -44,6 +44,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Regex.h"
 
+#include <thread>
+
 using namespace dd;
 using namespace dd::recompute;
 
@@ -91,9 +93,9 @@ public:
 
   llvm::Expected<PreservedAnalyses> run(Graph &G, AnalysisManager &AM) {
     std::vector<LayerId> Match = nearestMatchingLayers(G, O.Layers);
-    StepWork Work(G, StepWork::Timelines);
-    std::vector<Segment> Segments =
-        findForwardSegments(G, Match, Work, size_t(O.Every));
+    CheckpointPlan Plan = planCheckpoints(G, Match, size_t(O.Every));
+    const StepWork &Work = Plan.Work;
+    const std::vector<Segment> &Segments = Plan.Segments;
     if (Segments.empty()) {
       AM.warning("layers=" + O.Layers +
                  " matches no forward task on a CPU thread: nothing to "
@@ -104,19 +106,23 @@ public:
     // recorded tasks each event moves with.
     MemoryEventFacts Facts = analyzeMemoryEvents(G);
     MemoryIndex Memory(G, Facts);
-    // Room for every copy at once, faulted in at once: growing ten million
-    // tasks' arrays step by step, a page fault every 4 KiB, costs more
-    // than the copies.
-    // Each copied kernel gets one edge, its launch; CPU copies get none.
+    // Room for every copy at once: growing ten million tasks' arrays step
+    // by step costs more than the copies. Its pages are faulted in on
+    // another thread ahead of the copies (a fault every 4 KiB, as costly;
+    // FreshMemory.h). Each copied kernel gets one edge, its launch; CPU
+    // copies get none.
     size_t Copies = 0, Launches = 0;
     for (const Segment &S : Segments) {
       Copies += S.Cpu.size() + S.Gpu.size();
       Launches += S.Gpu.size();
     }
-    G.reserveFresh(Copies, Launches);
+    std::vector<Graph::MemoryRange> ToFault;
+    G.reserveRoom(Copies, Launches, ToFault);
+    std::thread Faulter([&ToFault] { Graph::faultIn(ToFault); });
     RecomputeStats Stats;
     for (const Segment &S : Segments)
       recomputeSegment(G, Work, S, Memory, Stats);
+    Faulter.join();
     AM.count("segments checkpointed", Stats.Segments);
     AM.count("tasks recomputed", Stats.Tasks);
     AM.count("blocks freed after forward", Stats.BlocksFreedEarly);

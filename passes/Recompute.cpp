@@ -15,6 +15,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
+#include <thread>
 #include <tuple>
 
 using namespace dd;
@@ -107,9 +108,13 @@ StepFinder::Span StepFinder::spanOf(const Graph &G, TaskId T) const {
 // grouped by step (a counting sort) and put in time order (mostly there
 // already: a stream runs in order).
 void StepWork::buildTimelines(const Graph &G) {
-  // Consecutive tasks are mostly of one step: remember the last one's.
+  // Consecutive tasks are mostly of one step: remember the last one's, and
+  // each lane's last step with the times it spans, so that the step of a
+  // task launched from there is mostly found without a search.
   StepKey LastKey{INT32_MIN, INT64_MIN};
   uint32_t LastIndex = 0;
+  std::vector<StepFinder::Span> LaneSpan(
+      G.numLanes(), StepFinder::Span{{}, INT64_MAX, INT64_MIN});
   // (step index * 2 + side, task); side 1 is backward.
   std::vector<std::pair<uint32_t, TaskId>> Found;
   for (TaskId T : G.liveTasks()) {
@@ -117,7 +122,13 @@ void StepWork::buildTimelines(const Graph &G) {
     if (!isComputeWork(Tk.Kind) ||
         (Tk.Phase != Phase::Forward && Tk.Phase != Phase::Backward))
       continue;
-    StepKey K = stepOf(G, T);
+    // As stepOf(): by the launch, where there is one.
+    const TaskId By =
+        T < LaunchedBy.size() && LaunchedBy[T] != NoId ? LaunchedBy[T] : T;
+    StepFinder::Span &Cached = LaneSpan[G.task(By).Lane];
+    if (!Cached.contains(G.task(By).StartNs))
+      Cached = Steps.spanOf(G, By);
+    const StepKey K = Cached.Key;
     if (K != LastKey) {
       LastKey = K;
       LastIndex =
@@ -166,39 +177,56 @@ const StepWork::Timeline *StepWork::backward(StepKey K) const {
   return find(Backward, K);
 }
 
-std::vector<Segment>
-dd::recompute::findForwardSegments(const Graph &G,
-                                   llvm::ArrayRef<LayerId> Match,
-                                   const StepWork &Work, size_t Every) {
+std::vector<Segment> dd::recompute::findForwardSegments(
+    const Graph &G, llvm::ArrayRef<LayerId> Match, const StepWork &Work,
+    size_t Every, bool SlotOrder) {
+  // Each CPU thread's runs of forward tasks in one selected layer, in lane
+  // order: found lane by lane, or where lanes follow slot order in one
+  // sweep over the tasks, each lane's runs apart.
+  struct Run {
+    StepKey Step;
+    std::vector<TaskId> Cpu;
+  };
+  std::vector<std::vector<Run>> Runs(G.numLanes());
+  std::vector<LayerId> Open(G.numLanes(), NoId);
+  auto Visit = [&](TaskId T) {
+    const Task &Tk = G.task(T);
+    LayerId M =
+        Tk.Phase == Phase::Forward && Tk.Layer != NoId ? Match[Tk.Layer] : NoId;
+    LayerId &O = Open[Tk.Lane];
+    if (M == NoId) {
+      O = NoId;
+      return;
+    }
+    if (M != O) {
+      Runs[Tk.Lane].push_back(Run{Work.stepOf(G, T), {}});
+      O = M;
+    }
+    Runs[Tk.Lane].back().Cpu.push_back(T);
+  };
+  std::vector<uint8_t> IsCpu(G.numLanes(), 0);
+  for (LaneId L = 0; L != G.numLanes(); ++L)
+    IsCpu[L] = G.lane(L).Kind == LaneKind::CpuThread;
+  if (SlotOrder) {
+    for (TaskId T : G.liveTasks())
+      if (IsCpu[G.task(T).Lane])
+        Visit(T);
+  } else {
+    for (LaneId L = 0; L != G.numLanes(); ++L)
+      if (IsCpu[L])
+        for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T))
+          Visit(T);
+  }
+  // every=: the first of each N of a step, counted in lane order.
   std::vector<Segment> Out;
   std::map<StepKey, size_t> Seen;
-  bool Keep = false; // whether the open segment is one kept
-  for (LaneId L = 0; L != G.numLanes(); ++L) {
-    if (G.lane(L).Kind != LaneKind::CpuThread)
-      continue;
-    LayerId Open = NoId;
-    for (TaskId T = G.laneHead(L); T != NoId; T = G.nextOnLane(T)) {
-      const Task &Tk = G.task(T);
-      LayerId M = Tk.Phase == Phase::Forward && Tk.Layer != NoId
-                      ? Match[Tk.Layer]
-                      : NoId;
-      if (M == NoId) {
-        Open = NoId;
-        continue;
+  for (std::vector<Run> &Lane : Runs)
+    for (Run &R : Lane)
+      if (Seen[R.Step]++ % Every == 0) {
+        Out.emplace_back();
+        Out.back().Step = R.Step;
+        Out.back().Cpu = std::move(R.Cpu);
       }
-      if (M != Open) {
-        StepKey Step = Work.stepOf(G, T);
-        Keep = Seen[Step]++ % Every == 0;
-        if (Keep) {
-          Out.emplace_back();
-          Out.back().Step = Step;
-        }
-        Open = M;
-      }
-      if (Keep)
-        Out.back().Cpu.push_back(T);
-    }
-  }
   // The GPU work each kept CPU task launched: one sweep over the launch
   // edges, each launcher found by its (segment, place in it), kept by its
   // number in a TaskSet (a hash map of millions of tasks costs more than
@@ -217,13 +245,15 @@ dd::recompute::findForwardSegments(const Graph &G,
   std::vector<std::vector<std::tuple<int64_t, uint32_t, TaskId>>> Launched(
       Out.size());
   for (const Edge &E : G.edgeSlots()) {
-    // A kernel launched twice over counts once, for its launcher().
-    if (E.Kind != EdgeKind::Launch || Work.launcher(E.Dst) != E.Src ||
-        !G.isLive(E) || !isComputeWork(G.task(E.Dst).Kind))
+    if (E.Kind != EdgeKind::Launch || !Kept.contains(E.Src))
       continue;
-    if (uint32_t K = Kept.index(E.Src); K != NoId)
-      Launched[Place[K].first].push_back(
-          {G.task(E.Dst).StartNs, Place[K].second, E.Dst});
+    // A kernel launched twice over counts once, for its launcher().
+    if (Work.launcher(E.Dst) != E.Src || !G.isLive(E) ||
+        !isComputeWork(G.task(E.Dst).Kind))
+      continue;
+    const uint32_t K = Kept.index(E.Src);
+    Launched[Place[K].first].push_back(
+        {G.task(E.Dst).StartNs, Place[K].second, E.Dst});
   }
   for (uint32_t I = 0; I != Out.size(); ++I) {
     auto &Ks = Launched[I];
@@ -237,6 +267,21 @@ dd::recompute::findForwardSegments(const Graph &G,
     }
   }
   return Out;
+}
+
+CheckpointPlan dd::recompute::planCheckpoints(const Graph &G,
+                                              llvm::ArrayRef<LayerId> Match,
+                                              size_t Every) {
+  CheckpointPlan P{StepWork(G, StepWork::Launchers), {}};
+  // Asked before the other thread may build the links.
+  const bool SlotOrder = G.lanesFollowSlotOrder();
+  std::thread Other([&] {
+    G.prepareLaneLinks();
+    P.Work.buildTimelines(G);
+  });
+  P.Segments = findForwardSegments(G, Match, P.Work, Every, SlotOrder);
+  Other.join();
+  return P;
 }
 
 namespace {

@@ -89,8 +89,11 @@ public:
   const Timeline *forward(StepKey K) const;
   const Timeline *backward(StepKey K) const;
 
-private:
+  /// Builds the Timelines part of one made without it: planCheckpoints()
+  /// builds it on another thread while it reads the rest.
   void buildTimelines(const Graph &G);
+
+private:
   const Timeline *find(const std::vector<Timeline> &In, StepKey K) const;
 
   std::vector<TaskId> LaunchedBy;
@@ -111,9 +114,27 @@ struct Segment {
 
 /// The segments of the layers \p Match selects (nearestMatchingLayers()),
 /// in lane order per thread, the first of every \p Every of each step.
+/// \p SlotOrder: the graph's lanes follow slot order
+/// (Graph::lanesFollowSlotOrder(), asked by the caller), which finds them
+/// in one sweep over the tasks without the lane links.
 std::vector<Segment> findForwardSegments(const Graph &G,
                                          llvm::ArrayRef<LayerId> Match,
-                                         const StepWork &Work, size_t Every);
+                                         const StepWork &Work, size_t Every,
+                                         bool SlotOrder);
+
+/// What activation-checkpointing works from: the step indexes with their
+/// timelines, and the segments to recompute.
+struct CheckpointPlan {
+  StepWork Work;
+  std::vector<Segment> Segments;
+};
+
+/// Builds the plan on two threads: the timelines and the lane links the
+/// copies will need (neither is needed to find the segments) on one, the
+/// segments on the other. Each reads the graph and writes only its own
+/// part, so the plan is the same as on one thread.
+CheckpointPlan planCheckpoints(const Graph &G, llvm::ArrayRef<LayerId> Match,
+                               size_t Every);
 
 /// The memory events each task moves with (MemoryEventFacts::Owner),
 /// indexed by task, and the addresses for blocks a pass makes: above any

@@ -27,7 +27,9 @@
 # "10000 1000000 10000000"; 10^7 tasks is 6.1 GB of JSON, and dd-import of
 # it peaks at about 7.6 GB), JOB_RANKS (the large jobs' ranks, a million
 # tasks each, default "64": 3.2 GB of file, dd-synth peaks at 6.4 GB; ""
-# for none), TMPDIR (where the files go: needs about 8 GB).
+# for none), SPLIT_RANKS (the split jobs' ranks, a million tasks each,
+# default "8": one file against a file per rank, docs/SplitJobs.md; "" for
+# none), TMPDIR (where the files go: needs about 8 GB).
 # Takes about 6 minutes on a 2-core machine (docs/Performance.md). Wall times are measured by the
 # script's clock around each process (/usr/bin/time's %e has 10 ms steps).
 set -euo pipefail
@@ -40,7 +42,7 @@ echo "machine: $(nproc) cores; $(lscpu | grep -m1 'Model name' | sed 's/  */ /g'
 echo "load at start: $(uptime | sed 's/.*load average/load average/')"
 BIN=$bin WORK=$work RUNS=$runs SIZES=${SIZES:-10000 1000000 5000000 10000000} \
   JSON_SIZES=${JSON_SIZES:-10000 1000000 10000000} \
-  JOB_RANKS=${JOB_RANKS-64} python3 - <<'PY'
+  JOB_RANKS=${JOB_RANKS-64} SPLIT_RANKS=${SPLIT_RANKS-8} python3 - <<'PY'
 import json, os, re, statistics, subprocess, sys, glob, time
 sys.path.insert(0, "utils")
 from bench_pipelines import pipelines
@@ -49,6 +51,7 @@ BIN, WORK, RUNS = os.environ["BIN"], os.environ["WORK"], int(os.environ["RUNS"])
 SIZES = [int(s) for s in os.environ["SIZES"].split()]
 JSON_SIZES = [int(s) for s in os.environ["JSON_SIZES"].split()]
 JOB_RANKS = [int(s) for s in os.environ["JOB_RANKS"].split()]
+SPLIT_RANKS = [int(s) for s in os.environ["SPLIT_RANKS"].split()]
 TRACES = os.path.join(os.getcwd(), "..", "shared", "traces")
 
 
@@ -262,5 +265,40 @@ if JOB_RANKS:
         print(f"| {r} | {tasks} | {gb:.2f} | {ws:.1f} | {ks / 2**20:.2f} | {wd:.2f} | "
               f"{kd / 2**20:.2f} | {kd * 1024 / tasks:.0f} |", flush=True)
         os.remove(job)
+    print(f"load after: {' '.join(load())}")
+
+# A job imported into one file against one file per rank (docs/SplitJobs.md):
+# from the same gzipped Kineto JSON, once each; each rank imported apart is
+# timed alone, as a cluster task would run it, then linked.
+if SPLIT_RANKS:
+    print("\n## Split jobs (dd-synth -ranks=R -tasks=R*10^6 -o trace.json.gz; "
+          "dd-import into one file or -split)")
+    print(f"load before: {' '.join(load())}")
+    print("| ranks | tasks | step | s | peak GB |")
+    print("|---|---|---|---|---|")
+    for r in SPLIT_RANKS:
+        traces = [f"{WORK}/split.rank{i}.json.gz" for i in range(r)]
+        once([tool("dd-synth"), "-q", f"-ranks={r}", f"-tasks={r * 1000000}",
+              "-o", f"{WORK}/split.json.gz"])
+        one, job, apart = f"{WORK}/one.ddir", f"{WORK}/split.ddjob", f"{WORK}/apart.ddjob"
+        rows = [("dd-import, one file", [tool("dd-import"), "-q", *traces, "-o", one]),
+                ("dd-import -split", [tool("dd-import"), "-q", "-split", *traces, "-o", job])]
+        results = [(name, once(cmd)) for name, cmd in rows]
+        apart_runs = [once([tool("dd-import"), "-q", "-split", "-no-link", t, "-o", apart])
+                      for t in traces]
+        results.append(("dd-import -split -no-link, one rank (slowest)",
+                        max(apart_runs, key=lambda x: x[0])))
+        results.append(("dd-import -link", once([tool("dd-import"), "-q", "-link",
+                                                 *sorted(glob.glob(f"{WORK}/apart.rank*.ddcoll")),
+                                                 "-o", apart])))
+        results.append(("dd-sim, one file", once([tool("dd-sim"), one, "-o", os.devnull])))
+        results.append(("dd-sim, job file", once([tool("dd-sim"), job, "-o", os.devnull])))
+        tasks = stats(one)["tasks"]
+        for name, (wall, kb, _) in results:
+            print(f"| {r} | {tasks} | {name} | {wall:.2f} | {kb / 2**20:.2f} |", flush=True)
+        for f in traces + [one, job, apart] + glob.glob(f"{WORK}/split.rank*.ddir") + \
+                glob.glob(f"{WORK}/apart.rank*"):
+            if os.path.exists(f):
+                os.remove(f)
     print(f"load after: {' '.join(load())}")
 PY

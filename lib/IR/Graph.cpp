@@ -35,14 +35,27 @@ void Graph::reserve(size_t NumTasks, size_t NumEdges, size_t NumAttrs) {
 }
 
 void Graph::reserveFresh(size_t NewTasks, size_t NewEdges) {
+  std::vector<MemoryRange> ToFault;
+  reserveRoom(NewTasks, NewEdges, ToFault);
+  faultIn(ToFault);
+}
+
+void Graph::faultIn(llvm::ArrayRef<MemoryRange> Ranges) {
+  for (auto [Begin, End] : Ranges)
+    prefault(Begin, End);
+}
+
+void Graph::reserveRoom(size_t NewTasks, size_t NewEdges,
+                        std::vector<MemoryRange> &ToFault) {
   ensureLinks();
   const Task *T = Tasks.roomFor(NewTasks);
-  prefault(T, T + NewTasks);
+  ToFault.push_back({T, T + NewTasks});
   const Edge *E = Edges.roomFor(NewEdges);
-  prefault(E, E + NewEdges);
+  ToFault.push_back({E, E + NewEdges});
   for (std::vector<TaskId> *V : {&Prev, &Next}) {
     V->reserve(V->size() + NewTasks);
-    prefault(V->data() + V->size(), V->data() + V->size() + NewTasks);
+    ToFault.push_back(
+        {V->data() + V->size(), V->data() + V->size() + NewTasks});
   }
   Dead.reserve(Dead.size() + NewTasks);
 }

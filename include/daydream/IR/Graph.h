@@ -201,6 +201,13 @@ public:
   /// links are then not even built until something asks for one (the
   /// sweeps over slot order do not need them), and after permuteTasks().
   bool lanesFollowSlotOrder() const { return LinksPending; }
+  /// Builds the lane links now if they are pending (else the first
+  /// nextOnLane() or prevOnLane() does): a caller may pay for them on
+  /// another thread, as long as nothing else asks for a link meanwhile.
+  void prepareLaneLinks() const {
+    if (LinksPending)
+      buildLinks();
+  }
 
   //===--- Task payloads -------------------------------------------------===//
   const TaskAttrs *attrs(TaskId T) const {
@@ -240,6 +247,14 @@ public:
   /// in at once: for a pass about to add millions (a fault every 4 KiB of
   /// fresh memory costs more than the copies; FreshMemory.h).
   void reserveFresh(size_t NewTasks, size_t NewEdges);
+  /// The same room, not yet faulted in: the memory ranges to fault in go
+  /// to \p ToFault, for another thread to fault in (prefault(), which
+  /// leaves what is already written as it is) while this one fills them.
+  using MemoryRange = std::pair<const void *, const void *>;
+  void reserveRoom(size_t NewTasks, size_t NewEdges,
+                   std::vector<MemoryRange> &ToFault);
+  /// Faults \p Ranges in (FreshMemory.h's prefault()).
+  static void faultIn(llvm::ArrayRef<MemoryRange> Ranges);
   /// Keeps \p Buf alive as long as the graph: string-table entries may point
   /// into it (StringTable::appendUnowned()).
   void holdBuffer(std::unique_ptr<llvm::MemoryBuffer> Buf) {
