@@ -54,6 +54,7 @@ struct ReadRank {
   int32_t SameAs = -1;
   int32_t Rank = -1;     ///< -1 until known
   int32_t WorldSize = 0; ///< 0 if not recorded
+  int32_t OrderRank = -1, OrderWorld = 0;
 };
 
 /// Gives every trace its rank and checks that they make one whole job, or
@@ -66,6 +67,15 @@ llvm::Error assignRanks(std::vector<ReadRank> &Traces, bool Part) {
       T.WorldSize = T.Model.Meta.Ranks.front().WorldSize;
       ++WithRank;
     }
+  if (WithRank == 0 && Part &&
+      std::all_of(Traces.begin(), Traces.end(),
+                  [](const ReadRank &T) { return T.OrderRank >= 0; })) {
+    for (ReadRank &T : Traces) {
+      T.Rank = T.OrderRank;
+      T.WorldSize = T.OrderWorld;
+    }
+    return llvm::Error::success();
+  }
   if (WithRank == 0 && Part)
     return jobError(Traces.front().R.Name +
                     ": no rank recorded (distributedInfo): the ranks of a "
@@ -219,6 +229,8 @@ llvm::Error dd::import::lowerJobRanks(std::vector<RankTrace> &&Inputs,
     Traces[I].R = std::move(Inputs[I].R);
     Traces[I].Model = std::move(Inputs[I].Model);
     Traces[I].SameAs = Inputs[I].SameAs;
+    Traces[I].OrderRank = Inputs[I].OrderRank;
+    Traces[I].OrderWorld = Inputs[I].OrderWorld;
   }
   if (llvm::Error E = assignRanks(Traces, Part))
     return E;
@@ -262,6 +274,40 @@ llvm::Error dd::import::lowerJobRanks(std::vector<RankTrace> &&Inputs,
         return E;
       T.R.G = Graph();
     }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error dd::import::importRanksInBatches(llvm::ArrayRef<std::string> Paths,
+                                             const ImportOptions &Opts,
+                                             bool RanksByOrder, EachRankFn Each,
+                                             ProgressFn Progress) {
+  if (Paths.size() > 1)
+    if (llvm::Error E = checkDistinctFiles(Paths))
+      return E;
+  const unsigned Batch = rankThreads(Opts.ReadThreads, Paths.size());
+  for (size_t From = 0; From < Paths.size(); From += Batch) {
+    const size_t To = std::min(Paths.size(), From + Batch);
+    // A batch reports its share of the inputs; the whole is that share
+    // times the batches (files count as equal shares, as in one batch).
+    auto BatchProgress = [&, From, To](uint64_t Done, uint64_t Total) {
+      const uint64_t PerFile = Total / std::max<size_t>(To - From, 1);
+      Progress(From * PerFile + Done, Paths.size() * PerFile);
+    };
+    auto Traces =
+        readJobTraces(Paths.slice(From, To - From), Opts,
+                      Progress ? ProgressFn(BatchProgress) : ProgressFn());
+    if (!Traces)
+      return Traces.takeError();
+    if (RanksByOrder)
+      for (size_t I = 0; I != Traces->size(); ++I) {
+        (*Traces)[I].OrderRank = int32_t(From + I);
+        (*Traces)[I].OrderWorld = int32_t(Paths.size());
+      }
+    if (llvm::Error E =
+            lowerJobRanks(std::move(*Traces), Opts.Lowering, Opts.ReadThreads,
+                          /*HashForFolding=*/false, Each, /*Part=*/true))
+      return E;
   }
   return llvm::Error::success();
 }

@@ -214,15 +214,10 @@ int importJobMain(const Options &Opt, const ImportOptions &IO,
 int importSplitMain(const Options &Opt, const ImportOptions &IO,
                     ProgressBar &Bar) {
   auto Start = std::chrono::steady_clock::now();
-  auto Traces =
-      readJobTraces(Opt.Inputs, IO, [&](uint64_t Done, uint64_t Total) {
-        Bar.update(Done, Total);
-      });
+  auto S = writeSplitJob(
+      Opt.Inputs, IO, Opt.Output, Opt.Text, Opt.NoLink,
+      [&](uint64_t Done, uint64_t Total) { Bar.update(Done, Total); });
   Bar.finish();
-  if (!Traces)
-    return reportError(Tool, Traces.takeError());
-  auto S =
-      writeSplitJob(std::move(*Traces), IO, Opt.Output, Opt.Text, Opt.NoLink);
   if (!S)
     return reportError(Tool, S.takeError());
   for (const ImportResult &R : S->Ranks)

@@ -9,6 +9,8 @@
 #include "daydream/Support/OutputFile.h"
 #include "daydream/Support/Version.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -43,27 +45,85 @@ llvm::Expected<uint64_t> hashWritten(OutputFile &Out, uint64_t Bytes) {
 
 } // namespace
 
+namespace {
+
+/// A rank once written: what the job file and the summary say of it.
+struct WrittenRank {
+  int32_t World = 0;
+  bool ByOrder = false; ///< its trace recorded no rank
+  JobFile::Rank Entry;
+  RankTable Table;
+  ImportResult R; ///< without its graph
+  uint64_t Tasks = 0;
+  std::string Path;
+};
+
+/// What no one batch can check: that the ranks make one job (or, with
+/// \p Part, ranks of one), with a single import's messages (ImportJob.h).
+llvm::Error checkJob(const std::vector<WrittenRank> &Ranks, bool Part) {
+  const WrittenRank *Recorded = nullptr, *Unrecorded = nullptr;
+  for (const WrittenRank &W : Ranks)
+    (W.ByOrder ? Unrecorded : Recorded) = &W;
+  if (Recorded && Unrecorded)
+    return fail(Unrecorded->R.Name +
+                ": no rank recorded (distributedInfo), while other inputs "
+                "have one; give either all ranks' traces or traces without "
+                "ranks");
+  for (size_t I = 1; I < Ranks.size(); ++I)
+    if (Ranks[I].Entry.Rank == Ranks[I - 1].Entry.Rank)
+      return fail(llvm::formatv("{0} and {1} are both rank {2}",
+                                Ranks[I - 1].R.Name, Ranks[I].R.Name,
+                                Ranks[I].Entry.Rank)
+                      .str());
+  for (const WrittenRank &W : Ranks)
+    if (W.World != Ranks.front().World)
+      return fail(llvm::formatv("ranks of different jobs: {0} is rank {1} "
+                                "of {2}, but {3} is rank {4} of {5}",
+                                Ranks.front().R.Name, Ranks.front().Entry.Rank,
+                                Ranks.front().World, W.R.Name, W.Entry.Rank,
+                                W.World)
+                      .str());
+  if (Part || Ranks.size() == size_t(Ranks.front().World))
+    return llvm::Error::success();
+  std::vector<std::string> Missing;
+  size_t Next = 0;
+  for (int32_t R = 0; R != Ranks.front().World; ++R) {
+    if (Next < Ranks.size() && Ranks[Next].Entry.Rank == R)
+      ++Next;
+    else
+      Missing.push_back(std::to_string(R));
+  }
+  return fail(llvm::formatv("rank(s) {0} of the job's {1} are missing (give "
+                            "every rank's trace; the others wait for them at "
+                            "every collective)",
+                            llvm::join(Missing, ", "), Ranks.front().World)
+                  .str());
+}
+
+} // namespace
+
 llvm::Expected<SplitJobSummary>
-dd::writeSplitJob(std::vector<RankTrace> &&Traces, const ImportOptions &Opts,
-                  llvm::StringRef JobPath, bool Text, bool NoLink) {
+dd::writeSplitJob(llvm::ArrayRef<std::string> Paths, const ImportOptions &Opts,
+                  llvm::StringRef JobPath, bool Text, bool NoLink,
+                  ProgressFn Progress) {
   if (JobPath == "-")
     return fail("-split writes a file per rank beside the job file: give "
                 "the job file's name with -o (job.ddjob)");
-  SplitJobSummary S;
-  JobFile J;
+  std::vector<WrittenRank> Ranks;
   std::vector<std::unique_ptr<OutputFile>> Outputs;
-  std::vector<RankTable> Tables;
   auto Each = [&](LoweredRank &L) -> llvm::Error {
     if (L.SameAs >= 0)
       return fail(L.R.Name + ": a rank promised to be a copy cannot be split");
     Graph &G = L.R.G;
+    WrittenRank W;
+    W.World = L.WorldSize;
+    W.ByOrder = G.metadata().Ranks.empty();
     G.metadata().Producer = toolVersion("dd-import");
     std::string Host =
         G.metadata().Ranks.empty() ? "" : G.metadata().Ranks.front().Host;
     G.metadata().Ranks = {RankInfo{L.Rank, L.WorldSize, Host, -1}};
-    J.World = L.WorldSize > 0 ? L.WorldSize : int32_t(L.ToLower);
-    const std::string Path = rankFilePath(JobPath, L.Rank);
-    auto Out = OutputFile::create(Path);
+    W.Path = rankFilePath(JobPath, L.Rank);
+    auto Out = OutputFile::create(W.Path);
     if (!Out)
       return Out.takeError();
     llvm::raw_fd_ostream &OS = (*Out)->os();
@@ -73,54 +133,69 @@ dd::writeSplitJob(std::vector<RankTrace> &&Traces, const ImportOptions &Opts,
     auto Hash = hashWritten(**Out, Bytes);
     if (!Hash)
       return Hash.takeError();
-    J.Ranks.push_back(JobFile::Rank{L.Rank, Bytes, *Hash, L.OriginNs,
-                                    llvm::sys::path::filename(Path).str()});
+    W.Entry = JobFile::Rank{L.Rank, Bytes, *Hash, L.OriginNs,
+                            llvm::sys::path::filename(W.Path).str()};
     Outputs.push_back(std::move(*Out));
+    W.Table = RankTable{L.Rank, L.WorldSize, L.R.Name, collectiveTable(G)};
     if (NoLink) {
       auto TableOut = OutputFile::create(rankTablePath(JobPath, L.Rank));
       if (!TableOut)
         return TableOut.takeError();
-      if (llvm::Error E = printRankTableFile(
-              J.World, J.Ranks.back(), collectiveTable(G), (*TableOut)->os()))
+      if (llvm::Error E = printRankTableFile(W.World, W.Entry, W.Table.Table,
+                                             (*TableOut)->os()))
         return E;
       Outputs.push_back(std::move(*TableOut));
-    } else {
-      Tables.push_back(
-          RankTable{L.Rank, L.WorldSize, L.R.Name, collectiveTable(G)});
+      W.Table.Table = Graph();
     }
-    S.Tasks += G.numTasks();
-    S.Bytes += Bytes;
-    S.Files.push_back(Path);
-    S.RankIds.push_back(L.Rank);
+    W.Tasks = G.numTasks();
     G = Graph();
-    S.Ranks.push_back(std::move(L.R));
+    W.R = std::move(L.R);
+    Ranks.push_back(std::move(W));
     return llvm::Error::success();
   };
-  if (llvm::Error E = lowerJobRanks(std::move(Traces), Opts.Lowering,
-                                    Opts.ReadThreads, false, Each, NoLink))
+  if (llvm::Error E = importRanksInBatches(
+          Paths, Opts, /*RanksByOrder=*/!NoLink, Each, std::move(Progress)))
     return std::move(E);
-  if (NoLink) {
-    for (std::unique_ptr<OutputFile> &Out : Outputs)
-      if (llvm::Error E = Out->commit())
-        return std::move(E);
-    return std::move(S);
-  }
-  auto Groups = linkCollectives(std::move(Tables), S.Collectives, S.Warnings);
-  if (!Groups)
-    return Groups.takeError();
-  J.Groups = std::move(*Groups);
-  S.Groups = J.Groups.size();
+  std::stable_sort(Ranks.begin(), Ranks.end(),
+                   [](const WrittenRank &A, const WrittenRank &B) {
+                     return A.Entry.Rank < B.Entry.Rank;
+                   });
+  if (llvm::Error E = checkJob(Ranks, NoLink))
+    return std::move(E);
 
-  auto JobOut = OutputFile::create(JobPath);
-  if (!JobOut)
-    return JobOut.takeError();
-  printJobFile(J, (*JobOut)->os());
+  SplitJobSummary S;
+  JobFile J;
+  J.World = Ranks.front().World;
+  std::vector<RankTable> Tables;
+  for (WrittenRank &W : Ranks) {
+    J.Ranks.push_back(W.Entry);
+    Tables.push_back(std::move(W.Table));
+    S.Tasks += W.Tasks;
+    S.Bytes += W.Entry.Bytes;
+    S.Files.push_back(W.Path);
+    S.RankIds.push_back(W.Entry.Rank);
+    S.Ranks.push_back(std::move(W.R));
+  }
+  std::unique_ptr<OutputFile> JobOut;
+  if (!NoLink) {
+    auto Groups = linkCollectives(std::move(Tables), S.Collectives, S.Warnings);
+    if (!Groups)
+      return Groups.takeError();
+    J.Groups = std::move(*Groups);
+    S.Groups = J.Groups.size();
+    auto Out = OutputFile::create(JobPath);
+    if (!Out)
+      return Out.takeError();
+    JobOut = std::move(*Out);
+    printJobFile(J, JobOut->os());
+  }
   // The ranks first: a job file never names a rank file not yet in place.
   for (std::unique_ptr<OutputFile> &Out : Outputs)
     if (llvm::Error E = Out->commit())
       return std::move(E);
-  if (llvm::Error E = (*JobOut)->commit())
-    return std::move(E);
+  if (JobOut)
+    if (llvm::Error E = JobOut->commit())
+      return std::move(E);
   return std::move(S);
 }
 

@@ -33,16 +33,19 @@ struct SplitJobSummary {
   std::vector<std::string> Warnings;
 };
 
-/// Lowers \p Traces (read by readJobTraces()) with \p Opts and writes them
-/// as the split job \p JobPath, each rank's graph in binary or, with
-/// \p Text, in text form. With \p NoLink, \p Traces are some ranks of the
-/// job, imported apart from the others: each rank's collective table is
-/// written beside its graph (rankTablePath()) instead of the job file,
-/// which linkSplitJob() makes from all ranks' tables.
+/// Imports the traces \p Paths with \p Opts as the split job \p JobPath,
+/// each rank's graph in binary or, with \p Text, in text form. The ranks
+/// are read and lowered a batch of Opts.ReadThreads at a time
+/// (import::importRanksInBatches()) and each is written as soon as it is
+/// lowered, so the import holds one batch of traces, never the job. With
+/// \p NoLink, \p Paths are some ranks of the job, imported apart from the
+/// others: each rank's collective table is written beside its graph
+/// (rankTablePath()) instead of the job file, which linkSplitJob() makes
+/// from all ranks' tables.
 llvm::Expected<SplitJobSummary>
-writeSplitJob(std::vector<import::RankTrace> &&Traces,
+writeSplitJob(llvm::ArrayRef<std::string> Paths,
               const import::ImportOptions &Opts, llvm::StringRef JobPath,
-              bool Text, bool NoLink);
+              bool Text, bool NoLink, import::ProgressFn Progress = nullptr);
 
 /// The link step: the job file \p JobPath from every rank's collective
 /// table \p Tables (import::linkRankTables()).

@@ -75,6 +75,11 @@ struct RankTrace {
   /// with only its rank changed: Model then needs only its metadata, and the
   /// rank is stored as a copy (IR/RankCopies.h) without being lowered.
   int32_t SameAs = -1;
+  /// For a trace that records no rank, read among others in batches
+  /// (importRanksInBatches()): the rank and world its place among all the
+  /// inputs gives it, as a single import would; -1 where not given.
+  int32_t OrderRank = -1;
+  int32_t OrderWorld = 0;
 };
 
 /// The first half of importJob(): reads the traces \p Paths, a thread each
@@ -112,6 +117,20 @@ llvm::Error lowerJobRanks(std::vector<RankTrace> &&Traces,
                           const LoweringOptions &Opts, unsigned Threads,
                           bool HashForFolding, EachRankFn Each,
                           bool Part = false);
+
+/// Reads and lowers the traces \p Paths, some or all ranks of a job, a
+/// batch of Opts.ReadThreads at a time (0: one per core), and hands each
+/// rank to \p Each as it is lowered, so that one batch of traces is all
+/// that is held at once. Each batch is lowered as a part of the job
+/// (lowerJobRanks() with Part) from its own earliest start, which
+/// LoweredRank::OriginNs gives. With \p RanksByOrder, a trace without a
+/// recorded rank is the rank its place among \p Paths makes it (they are
+/// the whole job); else it is an error. Checks only what one batch shows;
+/// the caller checks the ranks it was handed make a job.
+llvm::Error importRanksInBatches(llvm::ArrayRef<std::string> Paths,
+                                 const ImportOptions &Opts, bool RanksByOrder,
+                                 EachRankFn Each,
+                                 ProgressFn Progress = nullptr);
 
 /// The second half of importJob(): checks the ranks, lowers each with the
 /// job's common origin (up to \p Threads at once, 0: one per core), merges
