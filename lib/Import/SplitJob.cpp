@@ -161,6 +161,39 @@ dd::import::linkCollectives(std::vector<RankTable> &&Tables,
   return std::move(Groups);
 }
 
+llvm::Error dd::import::checkRanksOfJob(llvm::ArrayRef<RankOfJob> Ranks,
+                                        bool Whole, StringRef Of) {
+  if (Ranks.empty())
+    return llvm::Error::success();
+  const RankOfJob &First = Ranks.front();
+  for (size_t I = 0; I != Ranks.size(); ++I) {
+    const RankOfJob &R = Ranks[I];
+    if (R.World != First.World)
+      return jobError(llvm::formatv(
+          "ranks of different jobs: {0} is rank {1} of {2}, but {3} is rank "
+          "{4} of {5}",
+          First.Name, First.Rank, First.World, R.Name, R.Rank, R.World));
+    if (I && R.Rank == Ranks[I - 1].Rank)
+      return jobError(llvm::formatv("{0} and {1} are both rank {2}",
+                                    Ranks[I - 1].Name, R.Name, R.Rank));
+  }
+  if (!Whole || Ranks.size() == size_t(First.World))
+    return llvm::Error::success();
+  std::vector<std::string> Missing;
+  size_t Next = 0;
+  for (int32_t R = 0; R != First.World; ++R) {
+    if (Next < Ranks.size() && Ranks[Next].Rank == R)
+      ++Next;
+    else if (Missing.size() < 8)
+      Missing.push_back(std::to_string(R));
+  }
+  const size_t More = size_t(First.World) - Ranks.size() - Missing.size();
+  return jobError(llvm::formatv(
+      "rank(s) {0}{1} of the job's {2} are missing (give every rank's {3}; "
+      "the others wait for them at every collective)",
+      llvm::join(Missing, ", "), More ? ", ..." : "", First.World, Of));
+}
+
 uint64_t dd::import::rankFileHash(StringRef Bytes) {
   return llvm::xxHash64(Bytes);
 }
@@ -278,35 +311,14 @@ dd::import::linkRankTables(llvm::ArrayRef<std::string> Paths, StringRef JobPath,
                    [](const ReadTable &A, const ReadTable &B) {
                      return A.Entry.Rank < B.Entry.Rank;
                    });
+  std::vector<RankOfJob> Ranks;
+  for (const ReadTable &T : Read)
+    Ranks.push_back(RankOfJob{T.Entry.Rank, T.World, T.Path});
+  if (llvm::Error E =
+          checkRanksOfJob(Ranks, /*Whole=*/true, "collective table"))
+    return std::move(E);
   JobFile J;
   J.World = Read.empty() ? 0 : Read.front().World;
-  for (size_t I = 0; I != Read.size(); ++I) {
-    const ReadTable &T = Read[I];
-    if (T.World != J.World)
-      return jobError(llvm::formatv(
-          "ranks of different jobs: {0} is rank {1} of {2}, but {3} is rank "
-          "{4} of {5}",
-          Read.front().Path, Read.front().Entry.Rank, J.World, T.Path,
-          T.Entry.Rank, T.World));
-    if (I && T.Entry.Rank == Read[I - 1].Entry.Rank)
-      return jobError(llvm::formatv("{0} and {1} are both rank {2}",
-                                    Read[I - 1].Path, T.Path, T.Entry.Rank));
-  }
-  if (Read.size() != size_t(J.World)) {
-    std::vector<std::string> Missing;
-    size_t Next = 0;
-    for (int32_t R = 0; R != J.World; ++R) {
-      if (Next < Read.size() && Read[Next].Entry.Rank == R)
-        ++Next;
-      else if (Missing.size() < 8)
-        Missing.push_back(std::to_string(R));
-    }
-    return jobError(llvm::formatv(
-        "rank(s) {0}{1} of the job's {2} are missing (give every rank's "
-        "collective table; the others wait for them at every collective)",
-        llvm::join(Missing, ", "), J.World - Read.size() > 8 ? ", ..." : "",
-        J.World));
-  }
   std::vector<RankTable> Tables;
   for (ReadTable &T : Read) {
     // The rank's file is checked for its size only: its bytes are hashed

@@ -9,7 +9,6 @@
 #include "daydream/Support/OutputFile.h"
 #include "daydream/Support/Version.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -69,35 +68,10 @@ llvm::Error checkJob(const std::vector<WrittenRank> &Ranks, bool Part) {
                 ": no rank recorded (distributedInfo), while other inputs "
                 "have one; give either all ranks' traces or traces without "
                 "ranks");
-  for (size_t I = 1; I < Ranks.size(); ++I)
-    if (Ranks[I].Entry.Rank == Ranks[I - 1].Entry.Rank)
-      return fail(llvm::formatv("{0} and {1} are both rank {2}",
-                                Ranks[I - 1].R.Name, Ranks[I].R.Name,
-                                Ranks[I].Entry.Rank)
-                      .str());
+  std::vector<RankOfJob> Of;
   for (const WrittenRank &W : Ranks)
-    if (W.World != Ranks.front().World)
-      return fail(llvm::formatv("ranks of different jobs: {0} is rank {1} "
-                                "of {2}, but {3} is rank {4} of {5}",
-                                Ranks.front().R.Name, Ranks.front().Entry.Rank,
-                                Ranks.front().World, W.R.Name, W.Entry.Rank,
-                                W.World)
-                      .str());
-  if (Part || Ranks.size() == size_t(Ranks.front().World))
-    return llvm::Error::success();
-  std::vector<std::string> Missing;
-  size_t Next = 0;
-  for (int32_t R = 0; R != Ranks.front().World; ++R) {
-    if (Next < Ranks.size() && Ranks[Next].Entry.Rank == R)
-      ++Next;
-    else
-      Missing.push_back(std::to_string(R));
-  }
-  return fail(llvm::formatv("rank(s) {0} of the job's {1} are missing (give "
-                            "every rank's trace; the others wait for them at "
-                            "every collective)",
-                            llvm::join(Missing, ", "), Ranks.front().World)
-                  .str());
+    Of.push_back(RankOfJob{W.Entry.Rank, W.World, W.R.Name});
+  return checkRanksOfJob(Of, /*Whole=*/!Part, "trace");
 }
 
 } // namespace
