@@ -453,10 +453,13 @@ llvm::Expected<Graph> readAsFile(StringRef Path, Graph &&Job, GraphUse Use) {
     llvm::raw_fd_ostream OS(FD, /*shouldClose=*/false);
     Written = writeBinaryGraph(Job, OS);
     OS.flush();
-    if (!Written && OS.has_error()) {
-      Written = jobError(Path + ": writing the job's graph to " + Temp + ": " +
-                         OS.error().message() + " (TMPDIR names where)");
+    // Cleared whatever happened: a stream destroyed with an error aborts.
+    if (OS.has_error()) {
+      const std::string Why = OS.error().message();
       OS.clear_error();
+      if (!Written)
+        Written = jobError("writing the job's graph to " + Temp + ": " + Why +
+                           " (TMPDIR names where)");
     }
   }
   Job = Graph();

@@ -9,7 +9,6 @@
 #include "daydream/Support/OutputFile.h"
 #include "daydream/Support/Version.h"
 
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -42,10 +41,6 @@ llvm::Expected<uint64_t> hashWritten(OutputFile &Out, uint64_t Bytes) {
   return rankFileHash((*Written)->getBuffer());
 }
 
-} // namespace
-
-namespace {
-
 /// A rank once written: what the job file and the summary say of it.
 struct WrittenRank {
   int32_t World = 0;
@@ -61,8 +56,11 @@ struct WrittenRank {
 /// \p Part, ranks of one), with a single import's messages (ImportJob.h).
 llvm::Error checkJob(const std::vector<WrittenRank> &Ranks, bool Part) {
   const WrittenRank *Recorded = nullptr, *Unrecorded = nullptr;
-  for (const WrittenRank &W : Ranks)
-    (W.ByOrder ? Unrecorded : Recorded) = &W;
+  for (const WrittenRank &W : Ranks) {
+    const WrittenRank *&First = W.ByOrder ? Unrecorded : Recorded;
+    if (!First)
+      First = &W;
+  }
   if (Recorded && Unrecorded)
     return fail(Unrecorded->R.Name +
                 ": no rank recorded (distributedInfo), while other inputs "
