@@ -142,8 +142,9 @@ Warned<PyGraph> importTraces(const std::vector<std::string> &Paths,
 PyGraph loadGraph(const std::string &Path) {
   PyGraph Out;
   // In place, as dd-sim reads: the file is mapped privately, and a save
-  // over it writes a new file (writeGraphFile()), so the mapping stays.
-  Out.G = orThrow(readGraphFile(Path, GraphUse::ReadInPlace));
+  // over it writes a new file (writeGraphFile()), so the mapping stays. A
+  // split job's file reads as the whole job, as in every tool.
+  Out.G = orThrow(readInputGraph(Path, GraphUse::ReadInPlace));
   Out.Name = Path;
   return Out;
 }

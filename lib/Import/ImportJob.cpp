@@ -213,7 +213,7 @@ dd::import::readJobTraces(llvm::ArrayRef<std::string> Paths,
 llvm::Expected<JobImportResult>
 dd::import::importJob(llvm::ArrayRef<std::string> Paths,
                       const ImportOptions &Opts, ProgressFn Progress) {
-  auto Traces = readJobTraces(Paths, Opts, std::move(Progress));
+  auto Traces = readJobTraces(Paths, Opts, Progress);
   if (!Traces)
     return Traces.takeError();
   return lowerJob(std::move(*Traces), Opts.Lowering, Opts.FoldIdenticalRanks,

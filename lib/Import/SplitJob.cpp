@@ -312,6 +312,7 @@ dd::import::linkRankTables(llvm::ArrayRef<std::string> Paths, StringRef JobPath,
                      return A.Entry.Rank < B.Entry.Rank;
                    });
   std::vector<RankOfJob> Ranks;
+  Ranks.reserve(Read.size());
   for (const ReadTable &T : Read)
     Ranks.push_back(RankOfJob{T.Entry.Rank, T.World, T.Path});
   if (llvm::Error E =

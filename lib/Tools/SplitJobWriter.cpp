@@ -67,6 +67,7 @@ llvm::Error checkJob(const std::vector<WrittenRank> &Ranks, bool Part) {
                 "have one; give either all ranks' traces or traces without "
                 "ranks");
   std::vector<RankOfJob> Of;
+  Of.reserve(Ranks.size());
   for (const WrittenRank &W : Ranks)
     Of.push_back(RankOfJob{W.Entry.Rank, W.World, W.R.Name});
   return checkRanksOfJob(Of, /*Whole=*/!Part, "trace");
@@ -126,7 +127,7 @@ dd::writeSplitJob(llvm::ArrayRef<std::string> Paths, const ImportOptions &Opts,
     return llvm::Error::success();
   };
   if (llvm::Error E = importRanksInBatches(
-          Paths, Opts, /*RanksByOrder=*/!NoLink, Each, std::move(Progress)))
+          Paths, Opts, /*RanksByOrder=*/!NoLink, Each, Progress))
     return std::move(E);
   std::stable_sort(Ranks.begin(), Ranks.end(),
                    [](const WrittenRank &A, const WrittenRank &B) {

@@ -76,3 +76,16 @@ def test_job_of_eight_ranks_matches_dd_import(tmp_path):
     assert comparable(daydream.simulate(job).to_dict()) == comparable(cli)
     # Each rank's lanes, and the job's own (rank -1: its barriers).
     assert {lane["rank"] for lane in job.lanes()} - {-1} == set(range(8))
+
+
+def test_split_job_loads_as_one_file(tmp_path):
+    """A job split over files (dd-import -split) loads as the whole job."""
+    tool("dd-synth", "-q", "-ranks=2", "-tasks=4000", "-o", str(tmp_path / "t.json"))
+    ranks = [str(tmp_path / f"t.rank{r}.json") for r in range(2)]
+    tool("dd-import", "-q", *ranks, "-o", str(tmp_path / "one.ddir"))
+    tool("dd-import", "-q", "-split", *ranks, "-o", str(tmp_path / "job.ddjob"))
+    one = daydream.load(str(tmp_path / "one.ddir"))
+    job = daydream.load(str(tmp_path / "job.ddjob"))
+    assert job.num_tasks == one.num_tasks
+    assert comparable(daydream.simulate(job).to_dict()) == \
+        comparable(daydream.simulate(one).to_dict())
