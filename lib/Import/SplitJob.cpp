@@ -150,6 +150,15 @@ dd::import::linkCollectives(std::vector<RankTable> &&Tables,
       Gr.Members = World;
     } else {
       Gr.Name = Link.str(It->second.first).str();
+      // A job file gives each group a line.
+      if (StringRef(Gr.Name).find_first_of("\r\n") != StringRef::npos) {
+        std::string Shown;
+        llvm::raw_string_ostream OS(Shown);
+        OS.write_escaped(Gr.Name);
+        return jobError("process group '" + OS.str() +
+                        "': its name holds a line break, which a job file "
+                        "cannot record");
+      }
       auto Members =
           parseGroupRanks(("[" + Link.str(It->second.second) + "]").str());
       if (!Members)

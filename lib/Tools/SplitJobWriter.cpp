@@ -82,6 +82,9 @@ dd::writeSplitJob(llvm::ArrayRef<std::string> Paths, const ImportOptions &Opts,
   if (JobPath == "-")
     return fail("-split writes a file per rank beside the job file: give "
                 "the job file's name with -o (job.ddjob)");
+  if (JobPath.find_first_of("\r\n") != llvm::StringRef::npos)
+    return fail("a job file's name cannot hold a line break: its rank "
+                "files are named on lines of their own");
   std::vector<WrittenRank> Ranks;
   std::vector<std::unique_ptr<OutputFile>> Outputs;
   auto Each = [&](LoweredRank &L) -> llvm::Error {
@@ -177,6 +180,9 @@ dd::linkSplitJob(llvm::ArrayRef<std::string> Tables, llvm::StringRef JobPath) {
   if (JobPath == "-")
     return fail("-link names the rank files relative to the job file: give "
                 "its name with -o (job.ddjob)");
+  if (JobPath.find_first_of("\r\n") != llvm::StringRef::npos)
+    return fail("a job file's name cannot hold a line break: its rank "
+                "files are named on lines of their own");
   SplitJobSummary S;
   auto J = linkRankTables(Tables, JobPath, S.Collectives, S.Warnings);
   if (!J)
