@@ -16,6 +16,7 @@
 #include "daydream/IR/FileKind.h"
 #include "daydream/IR/IRReader.h"
 #include "daydream/IR/TextFormat.h"
+#include "daydream/Support/MachineMemory.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -358,16 +359,20 @@ dd::import::linkRankTables(llvm::ArrayRef<std::string> Paths, StringRef JobPath,
 
 namespace {
 
+/// Where rank \p R's file is: as the job file \p JobPath names it,
+/// relative to its folder.
+std::string rankPathOf(StringRef JobPath, const JobFile::Rank &R) {
+  if (llvm::sys::path::is_absolute(R.File))
+    return R.File;
+  llvm::SmallString<256> Path = llvm::sys::path::parent_path(JobPath);
+  llvm::sys::path::append(Path, R.File);
+  return Path.str().str();
+}
+
 /// One rank's file, checked against what the job file says of it.
 llvm::Expected<Graph> readRankFile(StringRef JobPath, const JobFile &J,
                                    const JobFile::Rank &R) {
-  llvm::SmallString<256> Path;
-  if (llvm::sys::path::is_absolute(R.File)) {
-    Path = R.File;
-  } else {
-    Path = llvm::sys::path::parent_path(JobPath);
-    llvm::sys::path::append(Path, R.File);
-  }
+  const std::string Path = rankPathOf(JobPath, R);
   const std::string Where =
       (JobPath + ": rank " + llvm::Twine(R.Rank) + "'s file " + Path).str();
   auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
@@ -420,6 +425,48 @@ void countFromJobOrigin(Graph &G, int64_t OriginNs, int64_t JobNs) {
     if (Tk.GapNs == Tk.StartNs - OriginNs)
       Tk.GapNs += Earlier;
   }
+}
+
+/// Whether the file \p Path starts as a binary graph does; false if it
+/// cannot be read (reading it says why).
+bool isBinaryGraphFile(StringRef Path) {
+  auto FD = llvm::sys::fs::openNativeFileForRead(Path);
+  if (!FD) {
+    llvm::consumeError(FD.takeError());
+    return false;
+  }
+  char Head[8] = {};
+  auto Got = llvm::sys::fs::readNativeFile(*FD, Head);
+  llvm::sys::fs::closeFile(*FD);
+  if (!Got) {
+    llvm::consumeError(Got.takeError());
+    return false;
+  }
+  return looksLikeBinaryIR(StringRef(Head, *Got));
+}
+
+/// Refuses, before reading a rank, a job whose graph cannot be held: in
+/// memory it takes at least its ranks' binary files' bytes (each record is
+/// as large there as in the file, and the lane links come on top; a text
+/// file says less, and counts nothing).
+llvm::Error checkFitsInMemory(StringRef JobPath, const JobFile &J) {
+  const uint64_t Memory = machineMemoryBytes();
+  uint64_t Bytes = 0;
+  for (const JobFile::Rank &R : J.Ranks)
+    Bytes = R.Bytes > UINT64_MAX - Bytes ? UINT64_MAX : Bytes + R.Bytes;
+  if (!Memory || Bytes <= Memory)
+    return llvm::Error::success();
+  Bytes = 0;
+  for (const JobFile::Rank &R : J.Ranks)
+    if (isBinaryGraphFile(rankPathOf(JobPath, R)))
+      Bytes = R.Bytes > UINT64_MAX - Bytes ? UINT64_MAX : Bytes + R.Bytes;
+  if (Bytes <= Memory)
+    return llvm::Error::success();
+  return jobError(llvm::formatv(
+      "{0}: its {1} ranks' files hold {2} GB, and reading the job whole "
+      "needs at least as much memory, more than this machine's {3} GB (each "
+      "rank's file reads on its own)",
+      JobPath, J.Ranks.size(), Bytes >> 30, Memory >> 30));
 }
 
 /// The groups the job's graph matched collectives in, as the job file
@@ -492,6 +539,8 @@ llvm::Expected<Graph> dd::import::readSplitJob(StringRef Path, GraphUse Use) {
   auto J = parseJobFile(Path, (*Text)->getBuffer());
   if (!J)
     return J.takeError();
+  if (llvm::Error E = checkFitsInMemory(Path, *J))
+    return std::move(E);
   Graph Job;
   JobAssembler A(Job, J->Ranks.size(), /*Fold=*/true);
   int64_t JobNs = INT64_MAX;
