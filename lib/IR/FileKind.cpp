@@ -3,6 +3,8 @@
 #include "daydream/IR/FileKind.h"
 #include "daydream/IR/IRReader.h"
 
+#include "llvm/Support/FileSystem.h"
+
 using namespace dd;
 using llvm::StringRef;
 
@@ -33,6 +35,22 @@ FileKind dd::sniffFileKind(StringRef Name, StringRef Bytes) {
   if (Text.startswith("ddjob ") || Text.startswith("ddjob\t"))
     return FileKind::DdJob;
   return FileKind::Unknown;
+}
+
+FileKind dd::sniffFileKindOf(StringRef Path) {
+  auto FD = llvm::sys::fs::openNativeFileForRead(Path);
+  if (!FD) {
+    llvm::consumeError(FD.takeError());
+    return FileKind::Unknown;
+  }
+  char Head[256];
+  auto Got = llvm::sys::fs::readNativeFile(*FD, Head);
+  llvm::sys::fs::closeFile(*FD);
+  if (!Got) {
+    llvm::consumeError(Got.takeError());
+    return FileKind::Unknown;
+  }
+  return sniffFileKind(Path, StringRef(Head, *Got));
 }
 
 std::string dd::wrongKindHint(FileKind K, StringRef Name, bool WantedGraph) {

@@ -95,51 +95,62 @@ llvm::Error assignRanks(std::vector<ReadRank> &Traces, bool Part) {
   std::sort(
       Traces.begin(), Traces.end(),
       [](const ReadRank &A, const ReadRank &B) { return A.Rank < B.Rank; });
-  for (size_t I = 1; I < Traces.size(); ++I)
-    if (Traces[I].Rank == Traces[I - 1].Rank)
-      return jobError(llvm::formatv("{0} and {1} are both rank {2}",
-                                    Traces[I - 1].R.Name, Traces[I].R.Name,
-                                    Traces[I].Rank));
+  std::vector<RankOfJob> Ranks;
+  Ranks.reserve(Traces.size());
   for (const ReadRank &T : Traces)
-    if (T.WorldSize != Traces.front().WorldSize)
-      return jobError(llvm::formatv(
-          "ranks of different jobs: {0} is rank {1} of {2}, but {3} is rank "
-          "{4} of {5}",
-          Traces.front().R.Name, Traces.front().Rank, Traces.front().WorldSize,
-          T.R.Name, T.Rank, T.WorldSize));
-  int32_t World = Traces.front().WorldSize;
-  if (Part && World <= 0)
+    Ranks.push_back(RankOfJob{T.Rank, T.WorldSize, T.R.Name});
+  if (llvm::Error E = checkRanksOfJob(Ranks, /*Whole=*/!Part, "trace"))
+    return E;
+  if (Part && Traces.front().WorldSize <= 0)
     return jobError(Traces.front().R.Name +
                     ": no world size recorded (distributedInfo): the ranks "
                     "of a job imported apart must say how many there are");
-  if (World > 0 && Part) {
-    for (const ReadRank &T : Traces)
-      if (T.Rank >= World)
-        return jobError(llvm::formatv("{0}: rank {1} is outside its world "
-                                      "of {2}",
-                                      T.R.Name, T.Rank, World));
-  } else if (World > 0) {
-    std::vector<std::string> Missing;
-    size_t Next = 0;
-    for (int32_t R = 0; R < World; ++R) {
-      if (Next < Traces.size() && Traces[Next].Rank == R) {
-        ++Next;
-        continue;
-      }
-      Missing.push_back(std::to_string(R));
-    }
-    if (Next != Traces.size())
-      return jobError(llvm::formatv("{0}: rank {1} is outside its world of {2}",
-                                    Traces[Next].R.Name, Traces[Next].Rank,
-                                    World));
-    if (!Missing.empty())
-      return jobError(llvm::formatv(
-          "rank(s) {0} of the job's {1} are missing (give every rank's "
-          "trace; the others wait for them at every collective)",
-          llvm::join(Missing, ", "), World));
-  }
   return llvm::Error::success();
 }
+
+} // namespace
+
+llvm::Error dd::import::checkRanksOfJob(llvm::ArrayRef<RankOfJob> Ranks,
+                                        bool Whole, llvm::StringRef Of) {
+  if (Ranks.empty())
+    return llvm::Error::success();
+  const RankOfJob &First = Ranks.front();
+  for (size_t I = 1; I < Ranks.size(); ++I)
+    if (Ranks[I].Rank == Ranks[I - 1].Rank)
+      return jobError(llvm::formatv("{0} and {1} are both rank {2}",
+                                    Ranks[I - 1].Name, Ranks[I].Name,
+                                    Ranks[I].Rank));
+  for (const RankOfJob &R : Ranks)
+    if (R.World != First.World)
+      return jobError(llvm::formatv(
+          "ranks of different jobs: {0} is rank {1} of {2}, but {3} is rank "
+          "{4} of {5}",
+          First.Name, First.Rank, First.World, R.Name, R.Rank, R.World));
+  const int32_t World = First.World;
+  if (World <= 0)
+    return llvm::Error::success();
+  for (const RankOfJob &R : Ranks)
+    if (R.Rank >= World)
+      return jobError(llvm::formatv("{0}: rank {1} is outside its world of {2}",
+                                    R.Name, R.Rank, World));
+  if (!Whole || Ranks.size() == size_t(World))
+    return llvm::Error::success();
+  std::vector<std::string> Missing;
+  size_t Next = 0;
+  for (int32_t R = 0; R < World; ++R) {
+    if (Next < Ranks.size() && Ranks[Next].Rank == R)
+      ++Next;
+    else
+      Missing.push_back(std::to_string(R));
+  }
+  return jobError(
+      llvm::formatv("rank(s) {0} of the job's {1} are missing (give every "
+                    "rank's {2}; the others wait for them at every "
+                    "collective)",
+                    llvm::join(Missing, ", "), World, Of));
+}
+
+namespace {
 
 /// Refuses a file given twice, under one name or through a link: without
 /// recorded ranks it would become two ranks of one job, and with them, the

@@ -18,8 +18,6 @@
 #include "daydream/IR/TextFormat.h"
 #include "daydream/Support/MachineMemory.h"
 
-#include "llvm/ADT/StringExtras.h"
-
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -171,53 +169,24 @@ dd::import::linkCollectives(std::vector<RankTable> &&Tables,
   return std::move(Groups);
 }
 
-llvm::Error dd::import::checkRanksOfJob(llvm::ArrayRef<RankOfJob> Ranks,
-                                        bool Whole, StringRef Of) {
-  if (Ranks.empty())
-    return llvm::Error::success();
-  const RankOfJob &First = Ranks.front();
-  for (size_t I = 0; I != Ranks.size(); ++I) {
-    const RankOfJob &R = Ranks[I];
-    if (R.World != First.World)
-      return jobError(llvm::formatv(
-          "ranks of different jobs: {0} is rank {1} of {2}, but {3} is rank "
-          "{4} of {5}",
-          First.Name, First.Rank, First.World, R.Name, R.Rank, R.World));
-    if (I && R.Rank == Ranks[I - 1].Rank)
-      return jobError(llvm::formatv("{0} and {1} are both rank {2}",
-                                    Ranks[I - 1].Name, R.Name, R.Rank));
-  }
-  if (!Whole || Ranks.size() == size_t(First.World))
-    return llvm::Error::success();
-  std::vector<std::string> Missing;
-  size_t Next = 0;
-  for (int32_t R = 0; R != First.World; ++R) {
-    if (Next < Ranks.size() && Ranks[Next].Rank == R)
-      ++Next;
-    else if (Missing.size() < 8)
-      Missing.push_back(std::to_string(R));
-  }
-  const size_t More = size_t(First.World) - Ranks.size() - Missing.size();
-  return jobError(llvm::formatv(
-      "rank(s) {0}{1} of the job's {2} are missing (give every rank's {3}; "
-      "the others wait for them at every collective)",
-      llvm::join(Missing, ", "), More ? ", ..." : "", First.World, Of));
-}
-
 uint64_t dd::import::rankFileHash(StringRef Bytes) {
   return llvm::xxHash64(Bytes);
 }
 
-std::string dd::import::rankFilePath(StringRef JobPath, int32_t Rank) {
+/// "job.rank3" + \p Extension beside the job file \p JobPath ("job.ddjob").
+static std::string besideJobFile(StringRef JobPath, int32_t Rank,
+                                 StringRef Extension) {
   StringRef Stem = JobPath;
   Stem.consume_back(".ddjob");
-  return (Stem + ".rank" + llvm::Twine(Rank) + ".ddir").str();
+  return (Stem + ".rank" + llvm::Twine(Rank) + Extension).str();
+}
+
+std::string dd::import::rankFilePath(StringRef JobPath, int32_t Rank) {
+  return besideJobFile(JobPath, Rank, ".ddir");
 }
 
 std::string dd::import::rankTablePath(StringRef JobPath, int32_t Rank) {
-  StringRef Stem = JobPath;
-  Stem.consume_back(".ddjob");
-  return (Stem + ".rank" + llvm::Twine(Rank) + ".ddcoll").str();
+  return besideJobFile(JobPath, Rank, ".ddcoll");
 }
 
 llvm::Error dd::import::printRankTableFile(int32_t World,
@@ -380,11 +349,12 @@ llvm::Expected<Graph> readRankFile(StringRef JobPath, const JobFile &J,
   if (!Buf)
     return jobError(Where + ": " + Buf.getError().message());
   StringRef Bytes = (*Buf)->getBuffer();
-  if (Bytes.size() != R.Bytes || rankFileHash(Bytes) != R.Hash)
+  const uint64_t Hash = rankFileHash(Bytes);
+  if (Bytes.size() != R.Bytes || Hash != R.Hash)
     return jobError(llvm::formatv(
         "{0}: changed since the job was linked ({1} bytes, xxh64 {2:x-16}; "
         "the job file says {3} bytes, xxh64 {4:x-16}): import the job again",
-        Where, Bytes.size(), rankFileHash(Bytes), R.Bytes, R.Hash));
+        Where, Bytes.size(), Hash, R.Bytes, R.Hash));
   auto G = readGraph(std::move(*Buf));
   if (!G)
     return jobError(JobPath + ": rank " + llvm::Twine(R.Rank) + ": " +
@@ -427,39 +397,26 @@ void countFromJobOrigin(Graph &G, int64_t OriginNs, int64_t JobNs) {
   }
 }
 
-/// Whether the file \p Path starts as a binary graph does; false if it
-/// cannot be read (reading it says why).
-bool isBinaryGraphFile(StringRef Path) {
-  auto FD = llvm::sys::fs::openNativeFileForRead(Path);
-  if (!FD) {
-    llvm::consumeError(FD.takeError());
-    return false;
-  }
-  char Head[8] = {};
-  auto Got = llvm::sys::fs::readNativeFile(*FD, Head);
-  llvm::sys::fs::closeFile(*FD);
-  if (!Got) {
-    llvm::consumeError(Got.takeError());
-    return false;
-  }
-  return looksLikeBinaryIR(StringRef(Head, *Got));
-}
-
 /// Refuses, before reading a rank, a job whose graph cannot be held: in
 /// memory it takes at least its ranks' binary files' bytes (each record is
 /// as large there as in the file, and the lane links come on top; a text
 /// file says less, and counts nothing).
 llvm::Error checkFitsInMemory(StringRef JobPath, const JobFile &J) {
   const uint64_t Memory = machineMemoryBytes();
-  uint64_t Bytes = 0;
-  for (const JobFile::Rank &R : J.Ranks)
-    Bytes = R.Bytes > UINT64_MAX - Bytes ? UINT64_MAX : Bytes + R.Bytes;
-  if (!Memory || Bytes <= Memory)
+  // The sum of the ranks' sizes that \p Counts, saturating; the files are
+  // opened only where all of them together would not fit.
+  auto Sum = [&](auto Counts) {
+    uint64_t Bytes = 0;
+    for (const JobFile::Rank &R : J.Ranks)
+      if (Counts(R))
+        Bytes = R.Bytes > UINT64_MAX - Bytes ? UINT64_MAX : Bytes + R.Bytes;
+    return Bytes;
+  };
+  if (!Memory || Sum([](const JobFile::Rank &) { return true; }) <= Memory)
     return llvm::Error::success();
-  Bytes = 0;
-  for (const JobFile::Rank &R : J.Ranks)
-    if (isBinaryGraphFile(rankPathOf(JobPath, R)))
-      Bytes = R.Bytes > UINT64_MAX - Bytes ? UINT64_MAX : Bytes + R.Bytes;
+  const uint64_t Bytes = Sum([&](const JobFile::Rank &R) {
+    return sniffFileKindOf(rankPathOf(JobPath, R)) == FileKind::DdirBinary;
+  });
   if (Bytes <= Memory)
     return llvm::Error::success();
   return jobError(llvm::formatv(

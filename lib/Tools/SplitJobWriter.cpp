@@ -41,6 +41,18 @@ llvm::Expected<uint64_t> hashWritten(OutputFile &Out, uint64_t Bytes) {
   return rankFileHash((*Written)->getBuffer());
 }
 
+/// Refuses a job file's name no job file can have: stdout, where \p Why
+/// says what needs a name, or one with a line break (its rank files are
+/// named on lines of their own).
+llvm::Error checkJobPath(llvm::StringRef JobPath, llvm::StringRef Why) {
+  if (JobPath == "-")
+    return fail(Why + ": give the job file's name with -o (job.ddjob)");
+  if (JobPath.find_first_of("\r\n") != llvm::StringRef::npos)
+    return fail("a job file's name cannot hold a line break: its rank "
+                "files are named on lines of their own");
+  return llvm::Error::success();
+}
+
 /// A rank once written: what the job file and the summary say of it.
 struct WrittenRank {
   int32_t World = 0;
@@ -79,12 +91,9 @@ llvm::Expected<SplitJobSummary>
 dd::writeSplitJob(llvm::ArrayRef<std::string> Paths, const ImportOptions &Opts,
                   llvm::StringRef JobPath, bool Text, bool NoLink,
                   ProgressFn Progress) {
-  if (JobPath == "-")
-    return fail("-split writes a file per rank beside the job file: give "
-                "the job file's name with -o (job.ddjob)");
-  if (JobPath.find_first_of("\r\n") != llvm::StringRef::npos)
-    return fail("a job file's name cannot hold a line break: its rank "
-                "files are named on lines of their own");
+  if (llvm::Error E = checkJobPath(JobPath, "-split writes a file per rank "
+                                            "beside the job file"))
+    return std::move(E);
   std::vector<WrittenRank> Ranks;
   std::vector<std::unique_ptr<OutputFile>> Outputs;
   auto Each = [&](LoweredRank &L) -> llvm::Error {
@@ -177,12 +186,9 @@ dd::writeSplitJob(llvm::ArrayRef<std::string> Paths, const ImportOptions &Opts,
 
 llvm::Expected<SplitJobSummary>
 dd::linkSplitJob(llvm::ArrayRef<std::string> Tables, llvm::StringRef JobPath) {
-  if (JobPath == "-")
-    return fail("-link names the rank files relative to the job file: give "
-                "its name with -o (job.ddjob)");
-  if (JobPath.find_first_of("\r\n") != llvm::StringRef::npos)
-    return fail("a job file's name cannot hold a line break: its rank "
-                "files are named on lines of their own");
+  if (llvm::Error E = checkJobPath(JobPath, "-link names the rank files "
+                                            "relative to the job file"))
+    return std::move(E);
   SplitJobSummary S;
   auto J = linkRankTables(Tables, JobPath, S.Collectives, S.Warnings);
   if (!J)

@@ -105,20 +105,9 @@ llvm::Error dd::writeTextFile(llvm::StringRef Contents,
 }
 
 llvm::Expected<Graph> dd::readInputGraph(llvm::StringRef Path, GraphUse Use) {
-  if (Path != "-") {
-    // A job file is a few lines of text; a graph is anything else.
-    char Head[16] = {};
-    size_t Got = 0;
-    if (auto FD = llvm::sys::fs::openNativeFileForRead(Path)) {
-      auto N = llvm::sys::fs::readNativeFile(*FD, Head);
-      Got = N ? *N : (llvm::consumeError(N.takeError()), 0);
-      llvm::sys::fs::closeFile(*FD);
-    } else {
-      llvm::consumeError(FD.takeError()); // readGraphFile() says why
-    }
-    if (sniffFileKind(Path, llvm::StringRef(Head, Got)) == FileKind::DdJob)
-      return import::readSplitJob(Path, Use);
-  }
+  // A job file is a few lines of text; a graph is anything else.
+  if (Path != "-" && sniffFileKindOf(Path) == FileKind::DdJob)
+    return import::readSplitJob(Path, Use);
   return readGraphFile(Path, Use);
 }
 

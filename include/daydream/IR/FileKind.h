@@ -36,6 +36,10 @@ inline constexpr char CuptiRecordsMagic[] = "DDRECORD";
 /// importer tells its formats by the same rules (import::detectFormat()).
 FileKind sniffFileKind(llvm::StringRef Name, llvm::StringRef Bytes);
 
+/// What the file \p Path is, from its first bytes; Unknown if it cannot be
+/// read (reading it for real says why).
+FileKind sniffFileKindOf(llvm::StringRef Path);
+
 /// "is JSON (a PyTorch profiler trace?), not a .ddir graph: `dd-import
 /// FILE -o graph.ddir` reads it": what a tool that wanted a graph (\p
 /// WantedGraph) or a trace says of a file of kind \p K named \p Name; empty

@@ -82,6 +82,21 @@ struct RankTrace {
   int32_t OrderWorld = 0;
 };
 
+/// A rank as the checks that ranks make one job see it.
+struct RankOfJob {
+  int32_t Rank = 0;
+  int32_t World = 0;    ///< 0 if not recorded
+  llvm::StringRef Name; ///< the input it came from, for messages
+};
+
+/// Checks that \p Ranks, sorted by rank, are ranks of one job: no rank
+/// twice, one world, none outside it, and with \p Whole none missing from
+/// it (a world of 0, not recorded, is not checked against). \p Of says what
+/// each rank was given as ("trace", "collective table") where ranks are
+/// missing. importJob(), dd-import -split and -link all check this way.
+llvm::Error checkRanksOfJob(llvm::ArrayRef<RankOfJob> Ranks, bool Whole,
+                            llvm::StringRef Of);
+
 /// The first half of importJob(): reads the traces \p Paths, a thread each
 /// up to Opts.ReadThreads. Fails on the first unreadable input in the order
 /// given, and on a file given twice.

@@ -83,20 +83,6 @@ llvm::Expected<JobFile> linkRankTables(llvm::ArrayRef<std::string> Paths,
                                        CollectiveStats &Stats,
                                        std::vector<std::string> &Warnings);
 
-/// A rank as the checks that ranks make one job see it.
-struct RankOfJob {
-  int32_t Rank = 0;
-  int32_t World = 0;
-  llvm::StringRef Name; ///< the input it came from, for messages
-};
-
-/// Checks that \p Ranks, sorted by rank, are ranks of one job with no rank
-/// twice, and with \p Whole that none is missing, each failure with a single
-/// import's message (ImportJob.h). \p Of says what each rank was given
-/// as ("trace", "collective table") where ranks are missing.
-llvm::Error checkRanksOfJob(llvm::ArrayRef<RankOfJob> Ranks, bool Whole,
-                            llvm::StringRef Of);
-
 /// The xxHash64 the job file records of a rank's file.
 uint64_t rankFileHash(llvm::StringRef Bytes);
 
