@@ -72,6 +72,31 @@ if shutil.which("script"):
 # utils/install-deps.sh).
 if shutil.which("rsvg-convert"):
     config.available_features.add("rsvg-convert")
+# mpi: dd-sim was built with MPI and Open MPI's mpirun is here. %mpirun runs
+# a command as that many processes on this machine (loopback only; more
+# processes than cores, and as root, which CI's containers are).
+if config.mpi_built and config.mpiexec and os.path.exists(config.mpiexec):
+    import subprocess
+    try:
+        _mpi_version = subprocess.run([config.mpiexec, "--version"], capture_output=True,
+                                      text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        _mpi_version = ""
+    if "Open MPI" in _mpi_version or "OpenRTE" in _mpi_version:
+        config.available_features.add("mpi")
+        _mpirun = config.mpiexec + " --oversubscribe -np"
+        if config.sanitized:
+            # Open MPI's own allocations outlive MPI_Finalize, which
+            # LeakSanitizer would report as dd-sim's; they are suppressed by
+            # library, which needs whole stacks (its components' frames are
+            # unloaded by then, and only the callers in libmpi name them).
+            _mpirun = ("env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:fast_unwind_on_malloc=0 "
+                       "LSAN_OPTIONS=suppressions=" + os.path.join(
+                           config.test_source_root, "tools", "dd-sim", "Inputs", "openmpi.supp")
+                       + " " + _mpirun)
+        config.substitutions.append(("%mpirun", _mpirun))
+        config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+        config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
 # dd-trace's injection library, built with the rest of dd-trace.
 if config.cupti_built:
     config.substitutions.append(("%ddtrace_lib", config.ddtrace_library))

@@ -29,7 +29,9 @@
 # tasks each, default "64": 3.2 GB of file, dd-synth peaks at 6.4 GB; ""
 # for none), SPLIT_RANKS (the split jobs' ranks, a million tasks each,
 # default "8": one file against a file per rank, docs/SplitJobs.md; "" for
-# none), TMPDIR (where the files go: needs about 8 GB).
+# none), TMPDIR (where the files go: needs about 8 GB). Where mpirun is
+# found, both job sections also time dd-sim under mpirun -np 1 and 2, with
+# each process's peak, and check the report is the one-process one.
 # Takes about 6 minutes on a 2-core machine (docs/Performance.md). Wall times are measured by the
 # script's clock around each process (/usr/bin/time's %e has 10 ms steps).
 set -euo pipefail
@@ -43,7 +45,7 @@ echo "load at start: $(uptime | sed 's/.*load average/load average/')"
 BIN=$bin WORK=$work RUNS=$runs SIZES=${SIZES:-10000 1000000 5000000 10000000} \
   JSON_SIZES=${JSON_SIZES:-10000 1000000 10000000} \
   JOB_RANKS=${JOB_RANKS-64} SPLIT_RANKS=${SPLIT_RANKS-8} python3 - <<'PY'
-import json, os, re, statistics, subprocess, sys, glob, time
+import json, os, re, shutil, statistics, subprocess, sys, glob, time
 sys.path.insert(0, "utils")
 from bench_pipelines import pipelines
 
@@ -85,6 +87,41 @@ def measure(cmd, extra=None):
         if extra:
             r["extra"].append(extra(err))
     return r
+
+
+MPIRUN = shutil.which("mpirun")
+MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+
+
+def once_mpi(processes, cmd):
+    """mpirun -np processes cmd, each process under /usr/bin/time: (wall s of
+    the whole mpirun, [peak KB of each process])."""
+    start = time.perf_counter()
+    p = subprocess.run([MPIRUN, "--oversubscribe", "-np", str(processes),
+                        "/usr/bin/time", "-f", "@@ %e %M"] + cmd, env=MPI_ENV,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - start
+    peaks = [int(l.split()[2]) for l in p.stderr.splitlines() if l.startswith("@@ ")]
+    if p.returncode != 0 or len(peaks) != processes:
+        raise RuntimeError(f"mpirun -np {processes} {' '.join(cmd)} failed: "
+                           f"{p.stderr.strip()[-400:]}")
+    return elapsed, peaks
+
+
+def mpi_rows(label, graph, tasks):
+    """dd-sim of graph as one process and under mpirun -np 1 and 2, the
+    reports compared byte for byte (docs/Distributed.md)."""
+    one, split = f"{WORK}/one.report", f"{WORK}/split.report"
+    wall, kb, _ = once([tool("dd-sim"), graph, "-o", one])
+    rows = [(label, "dd-sim", wall, [kb])]
+    for n in (1, 2):
+        wall, peaks = once_mpi(n, [tool("dd-sim"), graph, "-o", split])
+        if open(one, "rb").read() != open(split, "rb").read():
+            raise RuntimeError(f"mpirun -np {n} dd-sim {graph}: not the one-process report")
+        rows.append((label, f"mpirun -np {n} dd-sim", wall, peaks))
+    for name, how, wall, peaks in rows:
+        print(f"| {name} | {tasks} | {how} | {wall:.2f} | "
+              f"{' / '.join(f'{k / 2**20:.2f}' for k in peaks)} |", flush=True)
 
 
 def bm(xs):
@@ -264,6 +301,12 @@ if JOB_RANKS:
         tasks = stats(job)["tasks"]
         print(f"| {r} | {tasks} | {gb:.2f} | {ws:.1f} | {ks / 2**20:.2f} | {wd:.2f} | "
               f"{kd / 2**20:.2f} | {kd * 1024 / tasks:.0f} |", flush=True)
+        if MPIRUN:
+            print("\n### dd-sim over MPI processes (the headline on; one run each)")
+            print("| job | tasks | command | s | peak GB of each process |")
+            print("|---|---|---|---|---|")
+            mpi_rows(f"{r} ranks", job, tasks)
+            print()
         os.remove(job)
     print(f"load after: {' '.join(load())}")
 
@@ -296,6 +339,13 @@ if SPLIT_RANKS:
         tasks = stats(one)["tasks"]
         for name, (wall, kb, _) in results:
             print(f"| {r} | {tasks} | {name} | {wall:.2f} | {kb / 2**20:.2f} |", flush=True)
+        if MPIRUN:
+            print("\n### dd-sim over MPI processes (the headline on; one run each)")
+            print("| job | tasks | command | s | peak GB of each process |")
+            print("|---|---|---|---|---|")
+            mpi_rows(f"{r} ranks, one file", one, tasks)
+            mpi_rows(f"{r} ranks, job file", job, tasks)
+            print()
         for f in traces + [one, job, apart] + glob.glob(f"{WORK}/split.rank*.ddir") + \
                 glob.glob(f"{WORK}/apart.rank*"):
             if os.path.exists(f):

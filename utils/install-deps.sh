@@ -21,6 +21,7 @@ packages=(
   python3-numpy python3-pytest         # Graph.tasks() arrays; the Python tests
   clang-format-14                      # the tests check the C++ is formatted (utils/format.sh)
   clang-tidy-14                        # the tidy target (utils/tidy.sh; CI runs it, the tests do not)
+  libopenmpi-dev openmpi-bin           # mpirun -np P dd-sim (docs/Distributed.md) and its tests
 )
 
 missing=()

@@ -2,7 +2,7 @@
 //
 // Builds the split compressed-sparse-row adjacency both engines walk (see
 // Replay.h) with two passes over the edge array and no per-task allocation,
-// and names tasks in the engines' error messages.
+// names tasks in the engines' error messages and finds their time origin.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +11,9 @@
 #include "daydream/IR/Graph.h"
 
 #include "llvm/ADT/Twine.h"
+
+#include <algorithm>
+#include <limits>
 
 using namespace dd;
 using namespace dd::sim;
@@ -67,4 +70,16 @@ std::string sim::describeTask(const Graph &G, TaskId T) {
   if (Name == NoId)
     return ("%" + llvm::Twine(T)).str();
   return ("%" + llvm::Twine(T) + " '" + G.str(Name) + "'").str();
+}
+
+int64_t sim::timeOrigin(const Graph &G) {
+  if (G.numTasks() == 0)
+    return 0;
+  const bool AllLive = G.numTasks() == G.numTaskSlots();
+  int64_t T0 = std::numeric_limits<int64_t>::max();
+  llvm::ArrayRef<Task> Tasks = G.taskSlots();
+  for (TaskId T = 0, N = Tasks.size(); T != N; ++T)
+    if (AllLive || G.isLive(T))
+      T0 = std::min(T0, Tasks[T].StartNs);
+  return T0;
 }

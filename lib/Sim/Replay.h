@@ -57,6 +57,10 @@ struct SplitAdjacency {
 /// O(V+E): counts degrees, takes prefix sums and fills one flat array.
 SplitAdjacency buildAdjacency(const Graph &G, Direction D);
 
+/// T0 of Simulator.h: the smallest recorded StartNs among live tasks, 0 for
+/// an empty graph.
+int64_t timeOrigin(const Graph &G);
+
 /// "%12 'cudaLaunchKernel'": how error messages name a task.
 std::string describeTask(const Graph &G, TaskId T);
 

@@ -3,6 +3,8 @@
 // dd-sim reads a graph (file or stdin, either form), simulates it, and
 // reports the predicted time of the whole graph and of each iteration next
 // to the measured one, and the busy time of each lane, as text or JSON.
+// Started by mpirun, it is one of several processes that share the
+// simulation out (DistributedReplay.h); process 0 reports.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,7 @@
 #include "daydream/IR/RankCopies.h"
 #include "daydream/Pass/AnalysisManager.h"
 #include "daydream/Plugin/PluginLoader.h"
+#include "daydream/Sim/ProcessGroup.h"
 #include "daydream/Sim/SchedulingPolicy.h"
 #include "daydream/Sim/Simulator.h"
 #include "daydream/Sim/Symmetry.h"
@@ -165,41 +168,94 @@ llvm::Error writePictures(const Options &Opt, llvm::StringRef InputName,
   });
 }
 
+/// Split over processes, every process meets the others at a few points
+/// and learns which failed (ProcessGroup::agree()). Each stops then, and
+/// only the first that failed prints its error, once for the whole job;
+/// an error every process meets alike is printed by process 0 alone.
+class ProcessErrors {
+public:
+  explicit ProcessErrors(ProcessGroup *Processes)
+      : Processes(Processes && Processes->size() > 1 ? Processes : nullptr) {}
+
+  bool split() const { return Processes; }
+  unsigned index() const { return Processes ? Processes->index() : 0; }
+
+  /// An error every process meets alike.
+  int everywhere(llvm::Error E) const {
+    if (index() == 0)
+      return reportError(Tool, std::move(E));
+    llvm::consumeError(std::move(E));
+    return 1;
+  }
+  /// Meets the others with \p Mine (success or this process's error);
+  /// returns -1 where every process passed, else the exit status.
+  int agree(llvm::Error Mine) const {
+    const bool Ok = !Mine;
+    const std::vector<uint8_t> All = Processes->agree(Ok);
+    const size_t First = llvm::find(All, 0) - All.begin();
+    if (First == All.size())
+      return -1;
+    if (First == index())
+      return reportError(Tool, std::move(Mine));
+    llvm::consumeError(std::move(Mine));
+    return 1;
+  }
+
+private:
+  ProcessGroup *Processes;
+};
+
 } // namespace
 
-int dd::ddSimMain(int Argc, char **Argv) {
+int dd::ddSimMain(int Argc, char **Argv, ProcessGroup *Processes) {
   InitTool X(Argc, Argv);
   keepFreedMemory();
+  const ProcessErrors Errors(Processes);
   Options Opt;
   cl::HideUnrelatedOptions(Opt.Category);
   if (!cl::ParseCommandLineOptions(
           Argc, Argv,
           "dd-sim: predict the run time of a trace graph\n\n"
           "  dd-sim trace.ddir\n  dd-opt -passes=... trace.ddir | dd-sim "
-          "-report=json\n"))
+          "-report=json\n  mpirun -np 4 dd-sim job.ddjob\n",
+          Errors.index() == 0 ? &llvm::errs() : &llvm::nulls()))
     return 1;
 
   // Checked before any work: only SVG is drawn (a browser opens it; no
   // image library is a dependency), and a .png holding SVG would mislead.
   if (!Opt.Plot.empty() && !llvm::StringRef(Opt.Plot).endswith(".svg"))
-    return reportError(Tool, "-plot=" + Opt.Plot +
-                                 ": dd-sim draws SVG only; name the file "
-                                 "*.svg (a browser opens it)");
+    return Errors.everywhere(llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "-plot=" + Opt.Plot +
+            ": dd-sim draws SVG only; name the file *.svg (a browser opens "
+            "it)"));
+  // mpirun gives the standard input to process 0 alone.
+  if (Errors.split() && Opt.Input == "-")
+    return Errors.everywhere(llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "a simulation split over processes reads a file, not the standard "
+        "input; name the graph or job file"));
 
   // A plugin's passes mean nothing here, but a plugin is loaded whole.
   PassRegistry Passes;
   std::vector<PolicyInfo> PluginPolicies;
   for (const std::string &Path : Opt.Plugins)
     if (auto Loaded = loadPlugin(Path, {&Passes, &PluginPolicies}); !Loaded)
-      return reportError(Tool, Loaded.takeError());
+      return Errors.everywhere(Loaded.takeError());
   auto Policy = createPolicy(Opt.Policy, PluginPolicies);
   if (!Policy)
-    return reportError(Tool, Policy.takeError());
+    return Errors.everywhere(Policy.takeError());
   PhaseTimes Times;
   // Simulating reads the tasks and never changes one.
   auto G = readInputGraph(Opt.Input, GraphUse::ReadInPlace);
-  if (!G)
+  if (Errors.split()) {
+    // A file may be missing on one machine only.
+    if (int Status = Errors.agree(G ? llvm::Error::success() : G.takeError());
+        Status >= 0)
+      return Status;
+  } else if (!G) {
     return reportError(Tool, G.takeError());
+  }
   Times.mark("read+verify");
 
   std::string InputName =
@@ -215,9 +271,21 @@ int dd::ddSimMain(int Argc, char **Argv) {
       !Opt.Timeline.empty() || !Opt.Plot.empty() || !Opt.Kineto.empty();
   Req.Stats = Opt.Stats.isSet();
   Req.Times = &Times;
+  Req.Processes = Processes;
   SimulationRun Run;
-  if (llvm::Error E = runSimulation(*G, Req, Run))
-    return reportError(Tool, std::move(E));
+  if (llvm::Error E = runSimulation(*G, Req, Run)) {
+    if (!Errors.split())
+      return reportError(Tool, std::move(E));
+    // Before the replay's agreement the others are waiting at it.
+    if (!Run.Agreed)
+      return Errors.agree(std::move(E));
+    return Errors.everywhere(std::move(E));
+  }
+  if (Run.OtherFailed)
+    return 1;
+  // Another process's share is done and sent: process 0 reports.
+  if (!Run.R)
+    return 0;
   const SimResult &R = *Run.R;
 
   if (!Opt.Timeline.empty() || !Opt.Plot.empty())

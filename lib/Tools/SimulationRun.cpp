@@ -59,6 +59,22 @@ simulationStatistics(const Graph &G, const SimResult &R,
   return Stats;
 }
 
+/// -time-phases' note on a simulation split over processes: each one's
+/// setup, walk and, of the walk, waits, and process 0's gathering.
+std::string describeShares(llvm::ArrayRef<ProcessShare> Shares) {
+  if (Shares.empty())
+    return "";
+  std::string Note;
+  llvm::raw_string_ostream OS(Note);
+  OS << Shares.size() << " processes, setup/walk/waits";
+  for (size_t P = 0; P != Shares.size(); ++P)
+    OS << (P ? ", " : ": ")
+       << llvm::format("%.3f/%.3f/%.3f s", Shares[P].SetupNs / 1e9,
+                       Shares[P].WalkNs / 1e9, Shares[P].WaitNs / 1e9);
+  OS << llvm::format("; gather %.3f s", Shares[0].GatherNs / 1e9);
+  return OS.str();
+}
+
 llvm::Error named(llvm::StringRef InputName, llvm::Error E) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  InputName + ": " +
@@ -97,8 +113,10 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
   // The report alone reads no task's times, and the pictures do. The
   // headline's are measured during the simulation where it can, and from
   // the times kept otherwise (Simulator.h).
-  SO.TaskTimes = KeepTimes;
-  if (Req.Headline && !KeepTimes)
+  // A simulation split over processes gathers every task's times anyway.
+  const bool Split = Req.Processes && Req.Processes->size() > 1;
+  SO.TaskTimes = KeepTimes || Split;
+  if (Req.Headline && !SO.TaskTimes)
     requestHeadline(G, SO, Run.Utilization);
   // The headline's critical path may need the canonical order; the
   // simulation then uses the same one instead of computing its own. A graph
@@ -114,12 +132,40 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
     SO.Order = &Run.Order->Order;
     Times.mark("order");
   }
-  auto R = simulate(G, SO);
-  if (!R)
-    return named(Req.InputName, R.takeError());
-  Times.mark("simulate");
-  if (Req.Stats)
+  llvm::Expected<SimResult> R = SimResult();
+  if (Split) {
+    // From here on every process waits for the others' times, so each must
+    // know that all got this far.
+    Run.Agreed = true;
+    if (!llvm::all_of(Req.Processes->agree(true),
+                      [](uint8_t Ok) { return Ok; })) {
+      Run.OtherFailed = true;
+      return llvm::Error::success();
+    }
+    auto Mine = simulateDistributed(G, SO, *Req.Processes, &Run.Shares);
+    if (!Mine)
+      return named(Req.InputName, Mine.takeError());
+    if (!*Mine)
+      return llvm::Error::success();
+    *R = std::move(**Mine);
+  } else {
+    R = simulate(G, SO);
+    if (!R)
+      return named(Req.InputName, R.takeError());
+  }
+  Times.mark("simulate", describeShares(Run.Shares));
+  if (Req.Stats) {
     Run.Stats = simulationStatistics(G, *R, Symmetry);
+    for (size_t P = 0; P != Run.Shares.size(); ++P) {
+      const std::string Of = " by process " + std::to_string(P);
+      Run.Stats.push_back(
+          {"distributed", "tasks simulated" + Of, Run.Shares[P].Tasks});
+      Run.Stats.push_back(
+          {"distributed", "time messages sent" + Of, Run.Shares[P].Messages});
+      Run.Stats.push_back({"distributed", "waits for another process" + Of,
+                           Run.Shares[P].Waits});
+    }
+  }
 
   // From the results as simulate() gave them, which the measures taken on
   // the way go with; expandHeadline() then adds the ranks left out.

@@ -17,6 +17,7 @@
 #include "daydream/Analysis/Utilization.h"
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/Pass/AnalysisManager.h"
+#include "daydream/Sim/DistributedReplay.h"
 #include "daydream/Sim/Simulator.h"
 #include "daydream/Sim/Symmetry.h"
 
@@ -69,6 +70,9 @@ struct SimulationRequest {
   bool Stats = false;
   /// Marked at each step, when given.
   PhaseTimes *Times = nullptr;
+  /// With more than one process (mpirun), the simulation is split over
+  /// them (DistributedReplay.h); every process calls runSimulation().
+  ProcessGroup *Processes = nullptr;
 };
 
 /// What runSimulation() made; the report reads it (reportInfo()). Not
@@ -83,6 +87,14 @@ struct SimulationRun {
   /// The memory replayed in simulated time; none without memory events.
   llvm::Optional<MemoryBreakdown> Memory;
   std::vector<AnalysisManager::Statistic> Stats;
+  /// Split over processes: whether this process took part in the
+  /// agreement before the replay (a process failing before it must still
+  /// take part, with false), and whether another process failed there, in
+  /// which case this one stops without a result or an error of its own.
+  bool Agreed = false;
+  bool OtherFailed = false;
+  /// Split over processes, with Stats: what each process did.
+  std::vector<ProcessShare> Shares;
 
   SimulationRun() = default;
   SimulationRun(const SimulationRun &) = delete;
@@ -93,7 +105,9 @@ struct SimulationRun {
 };
 
 /// Simulates \p G as dd-sim does into \p Run; \p G may be reduced by
-/// symmetry or have its rank copies expanded. Errors name the input.
+/// symmetry or have its rank copies expanded. Errors name the input. Split
+/// over processes, only process 0 gets Run.R and the rest of the results;
+/// the others return once their share is sent.
 llvm::Error runSimulation(Graph &G, const SimulationRequest &Req,
                           SimulationRun &Run);
 

@@ -1,9 +1,35 @@
 //===- dd-sim.cpp - Simulate a trace graph and report ---------------------===//
 //
 // The whole tool is the library driver ddSimMain (lib/Tools/DdSimMain.cpp).
+// Started by mpirun, it joins the other processes first (built with MPI) or
+// refuses to run as so many copies of one simulation (built without).
 //
 //===----------------------------------------------------------------------===//
 
 #include "daydream/Tools/Drivers.h"
 
-int main(int Argc, char **Argv) { return dd::ddSimMain(Argc, Argv); }
+#ifdef DAYDREAM_HAVE_MPI
+#include "MpiProcessGroup.h"
+#else
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#endif
+
+int main(int Argc, char **Argv) {
+#ifdef DAYDREAM_HAVE_MPI
+  if (dd::MpiProcessGroup::launched()) {
+    dd::MpiProcessGroup Processes(Argc, Argv);
+    return dd::ddSimMain(Argc, Argv, &Processes);
+  }
+#else
+  const char *Size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (Size && std::strcmp(Size, "1") != 0) {
+    std::fprintf(stderr, "dd-sim: error: started by mpirun, but this dd-sim "
+                         "was built without MPI; install Open MPI "
+                         "(utils/install-deps.sh) and build again\n");
+    return 1;
+  }
+#endif
+  return dd::ddSimMain(Argc, Argv);
+}

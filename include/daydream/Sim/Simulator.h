@@ -172,10 +172,20 @@ struct LaneResult {
   uint32_t TaskKinds = 0;
 };
 
-/// Which engine replayed a graph (Simulation.md says when each runs).
-enum class SimEngine : uint8_t { Windowed, Sweep, Linear, EventDriven };
+/// Which engine replayed a graph (Simulation.md says when each runs); the
+/// last two are the sweep and the linear one split over processes
+/// (DistributedReplay.h).
+enum class SimEngine : uint8_t {
+  Windowed,
+  Sweep,
+  Linear,
+  EventDriven,
+  DistributedSweep,
+  DistributedLinear
+};
 
-/// "windowed sweep", "sweep", "linear", "event-driven".
+/// "windowed sweep", "sweep", "linear", "event-driven", "distributed
+/// sweep", "distributed linear".
 llvm::StringRef engineName(SimEngine E);
 
 struct SimResult {

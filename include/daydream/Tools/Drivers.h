@@ -10,9 +10,13 @@
 
 namespace dd {
 
+class ProcessGroup;
+
 int ddImportMain(int Argc, char **Argv);
 int ddOptMain(int Argc, char **Argv);
-int ddSimMain(int Argc, char **Argv);
+/// \p Processes: the processes mpirun started (Sim/ProcessGroup.h), every
+/// one of which calls ddSimMain; null for one process.
+int ddSimMain(int Argc, char **Argv, ProcessGroup *Processes = nullptr);
 int ddDiffMain(int Argc, char **Argv);
 int ddSeqPointMain(int Argc, char **Argv);
 int ddSynthMain(int Argc, char **Argv);

@@ -1,0 +1,89 @@
+//===- DistributedReplay.h - One simulation over many processes -*- C++ -*-===//
+//
+// `mpirun -np P dd-sim job.ddir`: the job's ranks are shared out among P
+// processes, each replays its ranks' tasks by the formulas of Simulator.h,
+// and the only times that cross processes are those of the collectives: a
+// rank's arrival at a collective goes to the process that owns the
+// collective's barrier, and the barrier's end comes back to every member's
+// process (the comm and sync edges MatchCollectives.h makes). That is
+// conservative synchronization, as in the parallel discrete-event
+// simulators (Chandy and Misra; SST, ROSS): a process waits for a time
+// only when its next task needs it, and never computes one it would have
+// to take back.
+//
+// Every process walks the same topological order (for a graph as read from
+// a file, slot order, pushing ends along the source-sorted edges as the
+// sweep engine does; otherwise the canonical order, pulling from an
+// incoming adjacency as the linear engine does), skipping the tasks it
+// does not own, and sends a time as soon as it is computed. That cannot
+// deadlock: the first task in the order whose time is not known has every
+// predecessor's time computed and sent, so its owner can go on. Process 0
+// then gathers every task's times and has exactly the SimResult simulate()
+// gives, for the same report, critical path and utilization, byte for
+// byte: the formulas are the same and every time is an integer.
+//
+// Who owns what (assignLanesToProcesses()): the ranks, in rank order, in
+// contiguous blocks of about equal live tasks; a lane of no rank (a process
+// group's barriers, a pass's network lane) goes with the lowest rank that
+// leads into it, so the world's barriers are on process 0 and a group
+// within one process's ranks needs no message; other lanes of no rank (a
+// single-rank trace's) go to process 0. A lane's tasks are always on one
+// process, so the lane order needs no message.
+//
+// What it is not (docs/Distributed.md): every process reads the whole
+// graph and walks the whole order to find its tasks, so the processes
+// divide the replay's arithmetic and its waits, not the reading nor the
+// memory; by-priority lanes, whose order is decided as time advances, are
+// refused.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_SIM_DISTRIBUTEDREPLAY_H
+#define DAYDREAM_SIM_DISTRIBUTEDREPLAY_H
+
+#include "daydream/Sim/ProcessGroup.h"
+#include "daydream/Sim/Simulator.h"
+
+#include "llvm/ADT/Optional.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace dd {
+
+class Graph;
+
+/// The process that simulates each lane of \p G, indexed by LaneId, out of
+/// \p Processes: the ranks in increasing order, cut into contiguous blocks
+/// of about equal numbers of live tasks; a lane of rank -1 goes with the
+/// lowest rank whose tasks have edges into it, and to process 0 if none.
+std::vector<uint32_t> assignLanesToProcesses(const Graph &G,
+                                             unsigned Processes);
+
+/// What one process did (dd-sim -stats on process 0 lists every one, and
+/// -time-phases the times, for docs/Distributed.md's projection).
+struct ProcessShare {
+  uint64_t Tasks = 0;    ///< tasks it simulated
+  uint64_t Messages = 0; ///< time messages it sent
+  uint64_t Waits = 0;    ///< times it waited for another process
+  /// Wall times: finding its tasks and their crossings (every process
+  /// looks at the whole graph), then walking the order, of which waiting
+  /// for other processes' times; on process 0, gathering every time.
+  uint64_t SetupNs = 0, WalkNs = 0, WaitNs = 0, GatherNs = 0;
+};
+
+/// simulate(G, Opts), every process of \p PG calling it with the same
+/// graph and options. Process 0 gets the result simulate() would give, with
+/// every task's times kept (Opts.TaskTimes, Observer and CriticalPath are
+/// not taken up) and Engine DistributedSweep or DistributedLinear, and, where
+/// \p Shares is given, every process's share; the others get None once their
+/// times are sent to it. Fails, on every process alike, where the graph has a
+/// by-priority lane or simulate() would fail for its order.
+llvm::Expected<llvm::Optional<SimResult>>
+simulateDistributed(const Graph &G, const SimOptions &Opts, ProcessGroup &PG,
+                    std::vector<ProcessShare> *Shares = nullptr);
+
+} // namespace dd
+
+#endif // DAYDREAM_SIM_DISTRIBUTEDREPLAY_H

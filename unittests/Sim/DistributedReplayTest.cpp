@@ -1,0 +1,291 @@
+//===- DistributedReplayTest.cpp - A replay split over processes ----------===//
+//
+// simulateDistributed() on threads that stand for processes (the protocol
+// is the same on MPI, which dd-sim's lit tests run): on random DAGs whose
+// lanes belong to random ranks, with edges between any of them (far more
+// crossings than a job's collectives make), process 0 must get exactly
+// what simulate() gives, for every process count, for a graph laid out as
+// a file, one with dead tasks and a caller's order; and no process may be
+// left waiting.
+//
+//===----------------------------------------------------------------------===//
+
+#include "daydream/Sim/DistributedReplay.h"
+#include "RandomDag.h"
+#include "SimTestUtil.h"
+
+#include "gtest/gtest.h"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <thread>
+
+using namespace dd;
+using namespace dd::test;
+
+namespace {
+
+/// Mailboxes shared by the threads of one run.
+class Hub {
+public:
+  explicit Hub(unsigned Size) : Size(Size), Boxes(Size), Votes(Size) {}
+
+  struct Message {
+    unsigned From;
+    ProcessGroup::Channel C;
+    std::vector<int64_t> Values;
+  };
+
+  void post(unsigned To, Message M) {
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      Boxes[To].push_back(std::move(M));
+    }
+    Changed.notify_all();
+  }
+
+  /// The first message in \p To's box that matches, as MPI matches them.
+  Message take(unsigned To, unsigned From, ProcessGroup::Channel C) {
+    std::unique_lock<std::mutex> Lock(Mutex);
+    for (;;) {
+      auto &Box = Boxes[To];
+      for (auto It = Box.begin(); It != Box.end(); ++It)
+        if (It->C == C &&
+            (From == ProcessGroup::AnyProcess || It->From == From)) {
+          Message M = std::move(*It);
+          Box.erase(It);
+          return M;
+        }
+      Changed.wait(Lock);
+    }
+  }
+
+  std::vector<uint8_t> vote(unsigned Me, bool Ok) {
+    std::unique_lock<std::mutex> Lock(Mutex);
+    const uint64_t Round = VoteRound;
+    Votes[Me] = Ok;
+    if (++Voted == Size) {
+      Result = Votes;
+      Voted = 0;
+      ++VoteRound;
+      Changed.notify_all();
+    } else {
+      Changed.wait(Lock, [&] { return VoteRound != Round; });
+    }
+    return Result;
+  }
+
+  /// Messages nobody took: there must be none after a run.
+  size_t leftOver() const {
+    size_t N = 0;
+    for (const auto &Box : Boxes)
+      N += Box.size();
+    return N;
+  }
+
+private:
+  const unsigned Size;
+  std::mutex Mutex;
+  std::condition_variable Changed;
+  std::vector<std::deque<Message>> Boxes;
+  std::vector<uint8_t> Votes, Result;
+  unsigned Voted = 0;
+  uint64_t VoteRound = 0;
+};
+
+class ThreadProcess final : public ProcessGroup {
+public:
+  ThreadProcess(Hub &H, unsigned Me, unsigned Size)
+      : H(H), Me(Me), Size(Size) {}
+  unsigned index() const override { return Me; }
+  unsigned size() const override { return Size; }
+  void send(unsigned To, Channel C, llvm::ArrayRef<int64_t> Values) override {
+    H.post(To, {Me, C, std::vector<int64_t>(Values.begin(), Values.end())});
+  }
+  unsigned receive(unsigned From, Channel C,
+                   std::vector<int64_t> &Values) override {
+    Hub::Message M = H.take(Me, From, C);
+    Values.insert(Values.end(), M.Values.begin(), M.Values.end());
+    return M.From;
+  }
+  void finishSends() override {}
+  std::vector<uint8_t> agree(bool Ok) override { return H.vote(Me, Ok); }
+
+private:
+  Hub &H;
+  const unsigned Me, Size;
+};
+
+/// Runs simulateDistributed() on \p Processes threads; process 0's result,
+/// or its error. Every other process must end with None or the same error.
+llvm::Expected<SimResult>
+runSplit(const Graph &G, unsigned Processes, const SimOptions &Opts = {},
+         std::vector<ProcessShare> *Shares = nullptr) {
+  Hub H(Processes);
+  std::vector<llvm::Optional<std::string>> Errors(Processes);
+  llvm::Optional<SimResult> Zero;
+  std::vector<std::thread> Threads;
+  for (unsigned P = 0; P != Processes; ++P)
+    Threads.emplace_back([&, P] {
+      ThreadProcess PG(H, P, Processes);
+      auto R = simulateDistributed(G, Opts, PG, P == 0 ? Shares : nullptr);
+      if (!R) {
+        Errors[P] = llvm::toString(R.takeError());
+        return;
+      }
+      if (P == 0)
+        Zero = std::move(**R);
+      else
+        EXPECT_FALSE(*R) << "process " << P << " got a result";
+    });
+  for (std::thread &T : Threads)
+    T.join();
+  EXPECT_EQ(H.leftOver(), 0u);
+  for (unsigned P = 1; P != Processes; ++P)
+    EXPECT_EQ(Errors[P], Errors[0]) << "process " << P;
+  if (Errors[0])
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), *Errors[0]);
+  return std::move(*Zero);
+}
+
+void expectSameResult(const SimResult &Want, const SimResult &Got,
+                      const std::string &Where, SimEngine Engine) {
+  EXPECT_EQ(Got.OriginNs, Want.OriginNs) << Where;
+  EXPECT_EQ(Got.MakespanNs, Want.MakespanNs) << Where;
+  EXPECT_EQ(Got.Start, Want.Start) << Where;
+  EXPECT_EQ(Got.End, Want.End) << Where;
+  ASSERT_EQ(Got.Lanes.size(), Want.Lanes.size()) << Where;
+  for (size_t L = 0; L != Want.Lanes.size(); ++L) {
+    EXPECT_EQ(Got.Lanes[L].BusyNs, Want.Lanes[L].BusyNs) << Where;
+    EXPECT_EQ(Got.Lanes[L].KernelNs, Want.Lanes[L].KernelNs) << Where;
+    EXPECT_EQ(Got.Lanes[L].NumTasks, Want.Lanes[L].NumTasks) << Where;
+    EXPECT_EQ(Got.Lanes[L].TaskKinds, Want.Lanes[L].TaskKinds) << Where;
+  }
+  ASSERT_EQ(Got.Iterations.size(), Want.Iterations.size()) << Where;
+  for (size_t I = 0; I != Want.Iterations.size(); ++I) {
+    EXPECT_EQ(Got.Iterations[I].PredictedNs, Want.Iterations[I].PredictedNs)
+        << Where;
+    EXPECT_EQ(Got.Iterations[I].PredictedStartNs,
+              Want.Iterations[I].PredictedStartNs)
+        << Where;
+  }
+  EXPECT_EQ(Got.Engine, Engine) << Where;
+}
+
+/// A random DAG whose lanes belong to ranks 0-5, a few to none.
+RandomDag rankedDag(uint32_t Seed) {
+  RandomDag D = makeRandomDag(Seed, /*PriorityLanes=*/false);
+  for (LaneId L = 0; L != D.G.numLanes(); ++L)
+    D.G.lane(L).Rank = (Seed + L) % 7 == 6 ? -1 : int32_t((Seed * 3 + L) % 6);
+  return D;
+}
+
+} // namespace
+
+TEST(DistributedReplayTest, ProcessZeroGetsWhatSimulateGives) {
+  for (uint32_t Seed = 0; Seed != 40; ++Seed) {
+    RandomDag D = rankedDag(Seed);
+    const SimResult Want = sim(D.G);
+    SimOptions Given;
+    Given.Order = &D.Topo;
+    Graph File = fileCopy(D.G);
+    const SimResult WantFile = sim(File);
+    for (unsigned Processes : {1u, 2u, 3u, 4u, 7u}) {
+      const std::string Where = "seed " + std::to_string(Seed) + ", " +
+                                std::to_string(Processes) + " processes";
+      // Dead tasks: the canonical order; a caller's order; a file's slots.
+      auto Canonical = runSplit(D.G, Processes);
+      ASSERT_TRUE(bool(Canonical)) << llvm::toString(Canonical.takeError());
+      expectSameResult(Want, *Canonical, Where + ", canonical order",
+                       SimEngine::DistributedLinear);
+      auto Caller = runSplit(D.G, Processes, Given);
+      ASSERT_TRUE(bool(Caller)) << llvm::toString(Caller.takeError());
+      expectSameResult(Want, *Caller, Where + ", caller's order",
+                       SimEngine::DistributedLinear);
+      auto Slots = runSplit(File, Processes);
+      ASSERT_TRUE(bool(Slots)) << llvm::toString(Slots.takeError());
+      expectSameResult(WantFile, *Slots, Where + ", slot order",
+                       SimEngine::DistributedSweep);
+    }
+  }
+}
+
+TEST(DistributedReplayTest, SharesAddUpAndMessagesCrossOnly) {
+  RandomDag D = rankedDag(11);
+  Graph File = fileCopy(D.G);
+  std::vector<ProcessShare> Shares;
+  auto R = runSplit(File, 3, {}, &Shares);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  ASSERT_EQ(Shares.size(), 3u);
+  uint64_t Tasks = 0;
+  for (const ProcessShare &S : Shares)
+    Tasks += S.Tasks;
+  EXPECT_EQ(Tasks, File.numTasks());
+  // Each message is one task's end for one process that has a successor
+  // of it; count those pairs directly.
+  const std::vector<uint32_t> Owner = assignLanesToProcesses(File, 3);
+  std::set<std::pair<TaskId, uint32_t>> Crossing;
+  for (const Edge &E : File.edgeSlots()) {
+    uint32_t From = Owner[File.task(E.Src).Lane];
+    uint32_t To = Owner[File.task(E.Dst).Lane];
+    if (From != To)
+      Crossing.insert({E.Src, To});
+  }
+  EXPECT_EQ(Shares[0].Messages + Shares[1].Messages + Shares[2].Messages,
+            Crossing.size());
+  EXPECT_GT(Crossing.size(), 0u);
+}
+
+TEST(DistributedReplayTest, RanksGoInBlocksOfEqualWork) {
+  Graph G;
+  // Ranks 0-3 with 10, 10, 10, 30 tasks; a lane of no rank.
+  const int Counts[] = {10, 10, 10, 30};
+  for (int32_t Rank = 0; Rank != 4; ++Rank) {
+    LaneId L = addLane(G, "r" + std::to_string(Rank), LaneKind::GpuStream);
+    G.lane(L).Rank = Rank;
+    for (int I = 0; I != Counts[Rank]; ++I)
+      addTask(G, L, "t", I, 1);
+  }
+  // A lane no rank leads into, and a group's barriers that ranks 2 and 3
+  // lead into: with the lowest of them.
+  LaneId Alone = addLane(G, "network", LaneKind::CommChannel);
+  addTask(G, Alone, "n", 0, 1);
+  LaneId Group = addLane(G, "collectives pg 1", LaneKind::CommChannel);
+  TaskId Barrier = addTask(G, Group, "b", 100, 1);
+  G.addEdge(59, Barrier, EdgeKind::Comm);
+  G.addEdge(25, Barrier, EdgeKind::Comm);
+  EXPECT_EQ(assignLanesToProcesses(G, 1),
+            (std::vector<uint32_t>{0, 0, 0, 0, 0, 0}));
+  // Half the work is rank 3's.
+  EXPECT_EQ(assignLanesToProcesses(G, 2),
+            (std::vector<uint32_t>{0, 0, 0, 1, 0, 0}));
+  // A rank goes where its middle task falls: 5, 15, 25 and 45 of 60.
+  EXPECT_EQ(assignLanesToProcesses(G, 4),
+            (std::vector<uint32_t>{0, 1, 1, 3, 0, 1}));
+  // More processes than ranks: some have none.
+  EXPECT_EQ(assignLanesToProcesses(G, 8),
+            (std::vector<uint32_t>{0, 2, 3, 6, 0, 3}));
+}
+
+TEST(DistributedReplayTest, ByPriorityLanesAreRefusedEverywhere) {
+  RandomDag D = makeRandomDag(3, /*PriorityLanes=*/true);
+  auto R = runSplit(D.G, 2);
+  ASSERT_FALSE(bool(R));
+  EXPECT_NE(llvm::toString(R.takeError())
+                .find("a simulation split over processes needs every lane "
+                      "in order, but lane 'lane1' runs by priority"),
+            std::string::npos);
+}
+
+TEST(DistributedReplayTest, AnOrderOfTheWrongLengthIsRefused) {
+  RandomDag D = rankedDag(5);
+  std::vector<TaskId> Short(D.Topo.begin(), D.Topo.end() - 1);
+  SimOptions Opts;
+  Opts.Order = &Short;
+  auto R = runSplit(D.G, 2, Opts);
+  ASSERT_FALSE(bool(R));
+  EXPECT_NE(llvm::toString(R.takeError()).find("was given an order of"),
+            std::string::npos);
+}
