@@ -32,7 +32,7 @@
 # none), TMPDIR (where the files go: needs about 8 GB). Where mpirun is
 # found, both job sections also time dd-sim under mpirun -np 1 and 2, with
 # each process's peak, and check the report is the one-process one.
-# Takes about 6 minutes on a 2-core machine (docs/Performance.md). Wall times are measured by the
+# Takes about 7 minutes on a 2-core machine (docs/Performance.md). Wall times are measured by the
 # script's clock around each process (/usr/bin/time's %e has 10 ms steps).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -25,9 +25,12 @@ int main(int Argc, char **Argv) {
 #else
   const char *Size = std::getenv("OMPI_COMM_WORLD_SIZE");
   if (Size && std::strcmp(Size, "1") != 0) {
-    std::fprintf(stderr, "dd-sim: error: started by mpirun, but this dd-sim "
-                         "was built without MPI; install Open MPI "
-                         "(utils/install-deps.sh) and build again\n");
+    // Said once for the job, by its first process.
+    const char *Rank = std::getenv("OMPI_COMM_WORLD_RANK");
+    if (!Rank || std::strcmp(Rank, "0") == 0)
+      std::fprintf(stderr, "dd-sim: error: started by mpirun, but this "
+                           "dd-sim was built without MPI; install Open MPI "
+                           "(utils/install-deps.sh) and build again\n");
     return 1;
   }
 #endif
