@@ -17,8 +17,20 @@ bool MpiProcessGroup::launched() {
          std::getenv("PMIX_RANK");
 }
 
+/// -help and -version exit() from the option parser, on every process; a
+/// process that ends without MPI_Finalize makes mpirun call the whole job
+/// failed.
+static void finalizeAtExit() {
+  int Initialized = 0, Finalized = 0;
+  MPI_Initialized(&Initialized);
+  MPI_Finalized(&Finalized);
+  if (Initialized && !Finalized)
+    MPI_Finalize();
+}
+
 MpiProcessGroup::MpiProcessGroup(int &Argc, char **&Argv) {
   MPI_Init(&Argc, &Argv);
+  std::atexit(finalizeAtExit);
   int I = 0, N = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &I);
   MPI_Comm_size(MPI_COMM_WORLD, &N);

@@ -10,16 +10,20 @@
 
 #ifdef DAYDREAM_HAVE_MPI
 #include "MpiProcessGroup.h"
-#else
+#endif
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#endif
 
 int main(int Argc, char **Argv) {
 #ifdef DAYDREAM_HAVE_MPI
   if (dd::MpiProcessGroup::launched()) {
     dd::MpiProcessGroup Processes(Argc, Argv);
+    // Process 0 writes the report; what another would print on its
+    // standard output (-help, -version) would only repeat it.
+    if (Processes.index() != 0 && !std::freopen("/dev/null", "w", stdout))
+      return 1;
     return dd::ddSimMain(Argc, Argv, &Processes);
   }
 #else
