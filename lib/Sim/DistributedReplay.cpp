@@ -11,10 +11,13 @@
 // Times run from 0, as in the sweep, and process 0 shifts them by the
 // earliest recorded start once every process has said its own.
 //
-// A time message is one task's id and end: the collectives are the only
-// edges between ranks, so there are about two a member a collective, each a
-// few microseconds on a loopback or a cluster's network, and batching them
-// would only hold back the process waiting for one.
+// A time message is one of two kinds. {FromTask, T, end}: task T's end, for
+// every successor of T on the receiving process; a collective's barrier
+// sends one to each process with members. {IntoTask, D, start bound, end
+// bound, edges}: what several of the sender's tasks, each with no other
+// successor elsewhere, push into task D; the members a process owns arrive
+// at a barrier in one message, not one each. Batching messages further
+// would only hold back a process waiting for one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +27,7 @@
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/DistributedReplay.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
@@ -161,6 +165,9 @@ protected:
   int64_t MinStart = std::numeric_limits<int64_t>::max();
 };
 
+/// The first value of a time message (see the file comment).
+enum MessageKind : int64_t { FromTask = 0, IntoTask = 1 };
+
 std::vector<std::pair<TaskId, uint32_t>> WalkBase::remoteSuccessors() const {
   std::vector<std::pair<TaskId, uint32_t>> Remote;
   for (const Edge &E : G.edgeSlots()) {
@@ -177,7 +184,7 @@ std::vector<std::pair<TaskId, uint32_t>> WalkBase::remoteSuccessors() const {
 void WalkBase::sendEnd(TaskId T, int64_t En,
                        const std::vector<std::pair<TaskId, uint32_t>> &Remote,
                        size_t &Next) {
-  const int64_t Values[] = {static_cast<int64_t>(T), En};
+  const int64_t Values[] = {FromTask, static_cast<int64_t>(T), En};
   for (; Next != Remote.size() && Remote[Next].first == T; ++Next) {
     PG.send(Remote[Next].second, ProcessGroup::Channel::Times, Values);
     ++Share.Messages;
@@ -278,7 +285,7 @@ public:
     Start.assign(N, 0);
     End.assign(N, Unset);
     LaneLast.assign(G.numLanes(), NoId);
-    Remote = remoteSuccessors();
+    findCrossings();
     for (const Edge &E : G.edgeSlots())
       if (owns(E.Dst) && !owns(E.Src))
         Waiting.emplace_back(E.Dst, 0);
@@ -298,6 +305,14 @@ public:
   void walk();
 
 private:
+  /// Sorts the edges from our tasks to other processes' into Remote (sent
+  /// from the task) and Into (pushed into the task with others).
+  void findCrossings();
+  /// After task \p T ended at \p En: its edge into a group, if any, and
+  /// the group's message once its last edge is in.
+  void pushInto(TaskId T, int64_t En);
+  /// Applies a time message.
+  void apply(llvm::ArrayRef<int64_t> M);
   /// Pushes \p Src's end \p En along its edges to our tasks.
   void pushFrom(TaskId Src, int64_t En);
   void push(const Edge &E, int64_t En) {
@@ -309,9 +324,89 @@ private:
 
   std::vector<TaskId> LaneLast;
   std::vector<std::pair<TaskId, uint32_t>> Remote;
+  /// Where our tasks with a single edge to another process push into
+  /// together: per such successor, its bounds so far and its edges to go.
+  struct Group {
+    TaskId Into;
+    uint32_t Owner;
+    uint32_t Edges = 0, Left = 0;
+    int64_t StartBound = Unset, EndBound = Unset;
+  };
+  std::vector<Group> Groups;
+  /// (task of ours, its edge's group, its edge a Sync one), by task.
+  struct IntoEdge {
+    TaskId From;
+    uint32_t Group;
+    bool Sync;
+  };
+  std::vector<IntoEdge> Into;
+  size_t NextInto = 0;
   /// (task, edges into it from other processes not yet pushed), sorted.
   std::vector<std::pair<TaskId, uint32_t>> Waiting;
 };
+
+void PushWalk::findCrossings() {
+  // The edge array is sorted by source, so each task's crossing edges are
+  // found together.
+  llvm::ArrayRef<Edge> Edges = G.edgeSlots();
+  llvm::DenseMap<TaskId, uint32_t> GroupOf;
+  for (size_t I = 0; I != Edges.size();) {
+    const TaskId Src = Edges[I].Src;
+    size_t End = I;
+    unsigned Crossing = 0;
+    const Edge *Only = nullptr;
+    for (; End != Edges.size() && Edges[End].Src == Src; ++End)
+      if (owns(Src) && !owns(Edges[End].Dst)) {
+        ++Crossing;
+        Only = &Edges[End];
+      }
+    if (Crossing == 1) {
+      auto [It, New] = GroupOf.try_emplace(Only->Dst, Groups.size());
+      if (New)
+        Groups.push_back({Only->Dst, ownerOf(Only->Dst)});
+      ++Groups[It->second].Edges;
+      Into.push_back({Src, It->second, Only->Kind == EdgeKind::Sync});
+    } else if (Crossing > 1) {
+      for (size_t J = I; J != End; ++J)
+        if (uint32_t To = ownerOf(Edges[J].Dst); To != Me)
+          Remote.emplace_back(Src, To);
+    }
+    I = End;
+  }
+  for (Group &Gr : Groups)
+    Gr.Left = Gr.Edges;
+  llvm::sort(Remote);
+  Remote.erase(std::unique(Remote.begin(), Remote.end()), Remote.end());
+}
+
+void PushWalk::pushInto(TaskId T, int64_t En) {
+  if (NextInto == Into.size() || Into[NextInto].From != T)
+    return;
+  const IntoEdge &E = Into[NextInto++];
+  Group &Gr = Groups[E.Group];
+  int64_t &Bound = E.Sync ? Gr.EndBound : Gr.StartBound;
+  Bound = std::max(Bound, En);
+  if (--Gr.Left != 0)
+    return;
+  const int64_t Values[] = {IntoTask, static_cast<int64_t>(Gr.Into),
+                            Gr.StartBound, Gr.EndBound,
+                            static_cast<int64_t>(Gr.Edges)};
+  PG.send(Gr.Owner, ProcessGroup::Channel::Times, Values);
+  ++Share.Messages;
+}
+
+void PushWalk::apply(llvm::ArrayRef<int64_t> M) {
+  if (M[0] == FromTask) {
+    pushFrom(static_cast<TaskId>(M[1]), M[2]);
+    return;
+  }
+  const TaskId D = static_cast<TaskId>(M[1]);
+  Start[D] = std::max(Start[D], M[2]);
+  End[D] = std::max(End[D], M[3]);
+  auto W = std::lower_bound(Waiting.begin(), Waiting.end(),
+                            std::make_pair(D, uint32_t(0)));
+  W->second -= static_cast<uint32_t>(M[4]);
+}
 
 void PushWalk::pushFrom(TaskId Src, int64_t En) {
   llvm::ArrayRef<Edge> Edges = G.edgeSlots();
@@ -335,8 +430,7 @@ void PushWalk::waitFor(const uint32_t &Left) {
   while (Left != 0) {
     Message.clear();
     PG.receive(ProcessGroup::AnyProcess, ProcessGroup::Channel::Times, Message);
-    for (size_t I = 0; I + 1 < Message.size(); I += 2)
-      pushFrom(static_cast<TaskId>(Message[I]), Message[I + 1]);
+    apply(Message);
   }
   Share.WaitNs += nanosecondsSince(Began);
 }
@@ -369,6 +463,7 @@ void PushWalk::walk() {
       if (Owner[Tasks[Edges->Dst].Lane] == Me)
         push(*Edges, En);
     sendEnd(T, En, Remote, NextRemote);
+    pushInto(T, En);
   }
 }
 
@@ -409,8 +504,8 @@ int64_t PullWalk::endOf(TaskId P) {
   while (End[P] == Unset) {
     Message.clear();
     PG.receive(ProcessGroup::AnyProcess, ProcessGroup::Channel::Times, Message);
-    for (size_t I = 0; I + 1 < Message.size(); I += 2)
-      End[static_cast<TaskId>(Message[I])] = Message[I + 1];
+    // The pull walk sends FromTask messages only.
+    End[static_cast<TaskId>(Message[1])] = Message[2];
   }
   Share.WaitNs += nanosecondsSince(Began);
   return End[P];

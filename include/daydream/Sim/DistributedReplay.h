@@ -2,10 +2,11 @@
 //
 // `mpirun -np P dd-sim job.ddir`: the job's ranks are shared out among P
 // processes, each replays its ranks' tasks by the formulas of Simulator.h,
-// and the only times that cross processes are those of the collectives: a
-// rank's arrival at a collective goes to the process that owns the
-// collective's barrier, and the barrier's end comes back to every member's
-// process (the comm and sync edges MatchCollectives.h makes). That is
+// and the only times that cross processes are those of the collectives:
+// the arrivals of a process's ranks at a collective go, in one message, to
+// the process that owns the collective's barrier, and the barrier's end
+// comes back in one to every other process with members (the comm and sync
+// edges MatchCollectives.h makes). That is
 // conservative synchronization, as in the parallel discrete-event
 // simulators (Chandy and Misra; SST, ROSS): a process waits for a time
 // only when its next task needs it, and never computes one it would have
@@ -17,7 +18,9 @@
 // incoming adjacency as the linear engine does), skipping the tasks it
 // does not own, and sends a time as soon as it is computed. That cannot
 // deadlock: the first task in the order whose time is not known has every
-// predecessor's time computed and sent, so its owner can go on. Process 0
+// predecessor's time computed and sent (a message that pushes several into
+// it goes once the last of them, all its predecessors, is computed), so
+// its owner can go on. Process 0
 // then gathers every task's times and has exactly the SimResult simulate()
 // gives, for the same report, critical path and utilization, byte for
 // byte: the formulas are the same and every time is an integer.
