@@ -263,8 +263,8 @@ TEST(DistributedReplayTest, ACollectiveCostsOneMessageEachWay) {
     LaneId L =
         addLane(G, "stream " + std::to_string(Rank), LaneKind::GpuStream);
     G.lane(L).Rank = Rank;
-    Arrive.push_back(addTask(G, L, "a", 100 * Rank, 0));
-    Kernel.push_back(addTask(G, L, "t", 100 * Rank, 0));
+    Arrive.push_back(addTask(G, L, "a", int64_t(100) * Rank, 0));
+    Kernel.push_back(addTask(G, L, "t", int64_t(100) * Rank, 0));
   }
   TaskId B = addTask(G, Barriers, "B", 600, 50, TaskKind::Collective);
   for (int32_t Rank = 0; Rank != 6; ++Rank) {
