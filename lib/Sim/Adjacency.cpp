@@ -2,7 +2,7 @@
 //
 // Builds the split compressed-sparse-row adjacency both engines walk (see
 // Replay.h) with two passes over the edge array and no per-task allocation,
-// names tasks in the engines' error messages and finds their time origin.
+// and names tasks, and words a bad order, in the engines' error messages.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,9 +11,6 @@
 #include "daydream/IR/Graph.h"
 
 #include "llvm/ADT/Twine.h"
-
-#include <algorithm>
-#include <limits>
 
 using namespace dd;
 using namespace dd::sim;
@@ -72,14 +69,24 @@ std::string sim::describeTask(const Graph &G, TaskId T) {
   return ("%" + llvm::Twine(T) + " '" + G.str(Name) + "'").str();
 }
 
-int64_t sim::timeOrigin(const Graph &G) {
-  if (G.numTasks() == 0)
-    return 0;
-  const bool AllLive = G.numTasks() == G.numTaskSlots();
-  int64_t T0 = std::numeric_limits<int64_t>::max();
-  llvm::ArrayRef<Task> Tasks = G.taskSlots();
-  for (TaskId T = 0, N = Tasks.size(); T != N; ++T)
-    if (AllLive || G.isLive(T))
-      T0 = std::min(T0, Tasks[T].StartNs);
-  return T0;
+llvm::Error sim::notTopological(const Graph &G, TaskId T,
+                                const llvm::Twine &Why) {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "simulation order is not a topological order of the live tasks: " +
+          llvm::Twine(describeTask(G, T)) + " " + Why);
+}
+
+llvm::Error sim::predecessorAfter(const Graph &G, TaskId T, TaskId P) {
+  return notTopological(G, T,
+                        "comes before its predecessor " + describeTask(G, P));
+}
+
+llvm::Error sim::badOrderEntry(const Graph &G, TaskId T) {
+  if (T >= G.numTaskSlots())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "simulation order lists task %u, but "
+                                   "the graph has only %zu task slots",
+                                   T, G.numTaskSlots());
+  return notTopological(G, T, "is dead");
 }

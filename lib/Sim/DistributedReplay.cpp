@@ -111,14 +111,6 @@ uint64_t nanosecondsSince(std::chrono::steady_clock::time_point T) {
       .count();
 }
 
-llvm::Error predecessorAfter(const Graph &G, TaskId T, TaskId P) {
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(),
-      "simulation order is not a topological order of the live tasks: " +
-          describeTask(G, T) + " comes before its predecessor " +
-          describeTask(G, P));
-}
-
 /// What both walks share: the owners, the times, the messages out and the
 /// gathering on process 0.
 class WalkBase {
@@ -142,14 +134,14 @@ public:
 protected:
   bool owns(TaskId T) const { return Owner[G.task(T).Lane] == Me; }
   uint32_t ownerOf(TaskId T) const { return Owner[G.task(T).Lane]; }
-  /// Sends \p T's end to each process in \p Remote's run for \p T, a
-  /// sorted list of (task, process) whose cursor \p Next it advances.
-  void sendEnd(TaskId T, int64_t En,
-               const std::vector<std::pair<TaskId, uint32_t>> &Remote,
-               size_t &Next);
-  /// Sorted (task, process) for every task of ours with a successor on
-  /// another process; one message each.
-  std::vector<std::pair<TaskId, uint32_t>> remoteSuccessors() const;
+  /// Sorts Remote, once the walk has listed its pairs, and drops repeats.
+  void sortRemote() {
+    llvm::sort(Remote);
+    Remote.erase(std::unique(Remote.begin(), Remote.end()), Remote.end());
+  }
+  /// Sends \p T's end to each process in Remote's run for \p T, whose
+  /// start is at \p Next; advances \p Next past it.
+  void sendEnd(TaskId T, int64_t En, size_t &Next);
   void noteVisited(const Task &Tk) {
     ++Share.Tasks;
     MinStart = std::min(MinStart, Tk.StartNs);
@@ -160,6 +152,9 @@ protected:
   const unsigned Me;
   const std::vector<uint32_t> Owner;
   std::vector<int64_t> Message;
+  /// (task of ours, process) for each task whose end is sent to another
+  /// process that has successors of it, one message each; sorted.
+  std::vector<std::pair<TaskId, uint32_t>> Remote;
   ProcessShare Share;
   /// The earliest recorded start among this process's tasks.
   int64_t MinStart = std::numeric_limits<int64_t>::max();
@@ -168,22 +163,7 @@ protected:
 /// The first value of a time message (see the file comment).
 enum MessageKind : int64_t { FromTask = 0, IntoTask = 1 };
 
-std::vector<std::pair<TaskId, uint32_t>> WalkBase::remoteSuccessors() const {
-  std::vector<std::pair<TaskId, uint32_t>> Remote;
-  for (const Edge &E : G.edgeSlots()) {
-    if (!G.isLive(E) || !owns(E.Src))
-      continue;
-    if (uint32_t To = ownerOf(E.Dst); To != Me)
-      Remote.emplace_back(E.Src, To);
-  }
-  llvm::sort(Remote);
-  Remote.erase(std::unique(Remote.begin(), Remote.end()), Remote.end());
-  return Remote;
-}
-
-void WalkBase::sendEnd(TaskId T, int64_t En,
-                       const std::vector<std::pair<TaskId, uint32_t>> &Remote,
-                       size_t &Next) {
+void WalkBase::sendEnd(TaskId T, int64_t En, size_t &Next) {
   const int64_t Values[] = {FromTask, static_cast<int64_t>(T), En};
   for (; Next != Remote.size() && Remote[Next].first == T; ++Next) {
     PG.send(Remote[Next].second, ProcessGroup::Channel::Times, Values);
@@ -286,28 +266,21 @@ public:
     End.assign(N, Unset);
     LaneLast.assign(G.numLanes(), NoId);
     findCrossings();
-    for (const Edge &E : G.edgeSlots())
-      if (owns(E.Dst) && !owns(E.Src))
-        Waiting.emplace_back(E.Dst, 0);
-    llvm::sort(Waiting);
-    // Counts of edges from elsewhere, a run of equal tasks folded into one.
-    size_t Kept = 0;
-    for (size_t I = 0; I != Waiting.size(); ++I) {
-      if (Kept && Waiting[Kept - 1].first == Waiting[I].first) {
-        ++Waiting[Kept - 1].second;
-        continue;
-      }
-      Waiting[Kept++] = {Waiting[I].first, 1};
-    }
-    Waiting.resize(Kept);
   }
 
   void walk();
 
 private:
-  /// Sorts the edges from our tasks to other processes' into Remote (sent
-  /// from the task) and Into (pushed into the task with others).
+  /// One pass over the edges that cross processes: those from our tasks
+  /// into Remote (sent from the task) and Into (pushed into the task with
+  /// others), those into our tasks counted in Waiting.
   void findCrossings();
+  /// The count in Waiting of task \p D, which has edges from elsewhere.
+  uint32_t &edgesToCome(TaskId D) {
+    return std::lower_bound(Waiting.begin(), Waiting.end(),
+                            std::make_pair(D, uint32_t(0)))
+        ->second;
+  }
   /// After task \p T ended at \p En: its edge into a group, if any, and
   /// the group's message once its last edge is in.
   void pushInto(TaskId T, int64_t En);
@@ -323,7 +296,6 @@ private:
   void waitFor(const uint32_t &Left);
 
   std::vector<TaskId> LaneLast;
-  std::vector<std::pair<TaskId, uint32_t>> Remote;
   /// Where our tasks with a single edge to another process push into
   /// together: per such successor, its bounds so far and its edges to go.
   struct Group {
@@ -350,21 +322,28 @@ void PushWalk::findCrossings() {
   // found together.
   llvm::ArrayRef<Edge> Edges = G.edgeSlots();
   llvm::DenseMap<TaskId, uint32_t> GroupOf;
+  std::vector<TaskId> Incoming;
   for (size_t I = 0; I != Edges.size();) {
     const TaskId Src = Edges[I].Src;
+    const bool Ours = owns(Src);
     size_t End = I;
     unsigned Crossing = 0;
     const Edge *Only = nullptr;
-    for (; End != Edges.size() && Edges[End].Src == Src; ++End)
-      if (owns(Src) && !owns(Edges[End].Dst)) {
+    for (; End != Edges.size() && Edges[End].Src == Src; ++End) {
+      const bool DstOurs = owns(Edges[End].Dst);
+      if (Ours && !DstOurs) {
         ++Crossing;
         Only = &Edges[End];
+      } else if (!Ours && DstOurs) {
+        Incoming.push_back(Edges[End].Dst);
       }
+    }
     if (Crossing == 1) {
       auto [It, New] = GroupOf.try_emplace(Only->Dst, Groups.size());
       if (New)
         Groups.push_back({Only->Dst, ownerOf(Only->Dst)});
       ++Groups[It->second].Edges;
+      ++Groups[It->second].Left;
       Into.push_back({Src, It->second, Only->Kind == EdgeKind::Sync});
     } else if (Crossing > 1) {
       for (size_t J = I; J != End; ++J)
@@ -373,10 +352,14 @@ void PushWalk::findCrossings() {
     }
     I = End;
   }
-  for (Group &Gr : Groups)
-    Gr.Left = Gr.Edges;
-  llvm::sort(Remote);
-  Remote.erase(std::unique(Remote.begin(), Remote.end()), Remote.end());
+  sortRemote();
+  // Edges from elsewhere, counted per task.
+  llvm::sort(Incoming);
+  for (TaskId D : Incoming)
+    if (Waiting.empty() || Waiting.back().first != D)
+      Waiting.emplace_back(D, 1);
+    else
+      ++Waiting.back().second;
 }
 
 void PushWalk::pushInto(TaskId T, int64_t En) {
@@ -403,9 +386,7 @@ void PushWalk::apply(llvm::ArrayRef<int64_t> M) {
   const TaskId D = static_cast<TaskId>(M[1]);
   Start[D] = std::max(Start[D], M[2]);
   End[D] = std::max(End[D], M[3]);
-  auto W = std::lower_bound(Waiting.begin(), Waiting.end(),
-                            std::make_pair(D, uint32_t(0)));
-  W->second -= static_cast<uint32_t>(M[4]);
+  edgesToCome(D) -= static_cast<uint32_t>(M[4]);
 }
 
 void PushWalk::pushFrom(TaskId Src, int64_t En) {
@@ -416,9 +397,7 @@ void PushWalk::pushFrom(TaskId Src, int64_t En) {
     if (!owns(It->Dst))
       continue;
     push(*It, En);
-    auto W = std::lower_bound(Waiting.begin(), Waiting.end(),
-                              std::make_pair(It->Dst, uint32_t(0)));
-    --W->second;
+    --edgesToCome(It->Dst);
   }
 }
 
@@ -462,7 +441,7 @@ void PushWalk::walk() {
     for (; Edges != EdgesEnd && Edges->Src == T; ++Edges)
       if (Owner[Tasks[Edges->Dst].Lane] == Me)
         push(*Edges, En);
-    sendEnd(T, En, Remote, NextRemote);
+    sendEnd(T, En, NextRemote);
     pushInto(T, En);
   }
 }
@@ -477,10 +456,15 @@ public:
     const size_t N = G.numTaskSlots();
     Start.assign(N, Unset);
     End.assign(N, Unset);
-    Remote = remoteSuccessors();
+    // Every task of ours with a successor on another process sends its end.
     HasRemote.assign(N, 0);
-    for (const auto &[T, To] : Remote)
-      HasRemote[T] = 1;
+    for (const Edge &E : G.edgeSlots())
+      if (G.isLive(E) && owns(E.Src))
+        if (uint32_t To = ownerOf(E.Dst); To != Me) {
+          Remote.emplace_back(E.Src, To);
+          HasRemote[E.Src] = 1;
+        }
+    sortRemote();
   }
 
   /// Replays task \p T if this process owns it.
@@ -492,7 +476,6 @@ private:
   int64_t endOf(TaskId P);
 
   SplitAdjacency In;
-  std::vector<std::pair<TaskId, uint32_t>> Remote;
   std::vector<uint8_t> HasRemote;
 };
 
@@ -515,15 +498,11 @@ llvm::Error PullWalk::visit(TaskId T) {
   // A caller's order is checked as replayLinear() checks it, on the tasks
   // this process replays.
   if (T >= G.numTaskSlots() || !G.isLive(T))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "simulation order lists task %u, which "
-                                   "is not a live task",
-                                   T);
+    return badOrderEntry(G, T);
   if (!owns(T))
     return llvm::Error::success();
   if (End[T] != Unset)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "simulation order lists task %u twice", T);
+    return notTopological(G, T, "is listed twice");
   const Task &Tk = G.task(T);
   // A lane is on one process, so its predecessor on the lane is ours.
   int64_t St = 0;
@@ -555,7 +534,7 @@ llvm::Error PullWalk::visit(TaskId T) {
     size_t Next = std::lower_bound(Remote.begin(), Remote.end(),
                                    std::make_pair(T, uint32_t(0))) -
                   Remote.begin();
-    sendEnd(T, En, Remote, Next);
+    sendEnd(T, En, Next);
   }
   return llvm::Error::success();
 }

@@ -38,19 +38,6 @@
 using namespace dd;
 using namespace dd::sim;
 
-static llvm::Error notTopological(const Graph &G, TaskId T,
-                                  const llvm::Twine &Why) {
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(),
-      "simulation order is not a topological order of the live tasks: " +
-          llvm::Twine(describeTask(G, T)) + " " + Why);
-}
-
-static llvm::Error predecessorAfter(const Graph &G, TaskId T, TaskId P) {
-  return notTopological(G, T,
-                        "comes before its predecessor " + describeTask(G, P));
-}
-
 llvm::Error sim::replayLinear(const Graph &G, llvm::ArrayRef<TaskId> Order,
                               int64_t T0, std::vector<int64_t> &Start,
                               std::vector<int64_t> &End) {
@@ -75,13 +62,8 @@ llvm::Error sim::replayLinear(const Graph &G, llvm::ArrayRef<TaskId> Order,
   for (TaskId T : Order) {
     // With Order.size() == numTasks(), rejecting dead and repeated entries
     // also guarantees that every live task is visited.
-    if (T >= N)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "simulation order lists task %u, but "
-                                     "the graph has only %zu task slots",
-                                     T, N);
-    if (!G.isLive(T))
-      return notTopological(G, T, "is dead");
+    if (T >= N || !G.isLive(T))
+      return badOrderEntry(G, T);
     if (E[T] != Unset)
       return notTopological(G, T, "is listed twice");
 

@@ -17,6 +17,7 @@
 #include "daydream/Sim/Simulator.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/Compiler.h"
 #include "llvm/Support/Error.h"
 
@@ -57,12 +58,16 @@ struct SplitAdjacency {
 /// O(V+E): counts degrees, takes prefix sums and fills one flat array.
 SplitAdjacency buildAdjacency(const Graph &G, Direction D);
 
-/// T0 of Simulator.h: the smallest recorded StartNs among live tasks, 0 for
-/// an empty graph.
-int64_t timeOrigin(const Graph &G);
-
 /// "%12 'cudaLaunchKernel'": how error messages name a task.
 std::string describeTask(const Graph &G, TaskId T);
+
+/// The errors of an order that is not a topological order of the live
+/// tasks, as the linear engines find them: \p T is then \p Why ("is listed
+/// twice"), or comes before its predecessor \p P, or (badOrderEntry) is no
+/// task slot or a dead one.
+llvm::Error notTopological(const Graph &G, TaskId T, const llvm::Twine &Why);
+llvm::Error predecessorAfter(const Graph &G, TaskId T, TaskId P);
+llvm::Error badOrderEntry(const Graph &G, TaskId T);
 
 /// The linear engine: one pass over \p Order, a topological order of the live
 /// tasks over edges and lane order. Sizes \p Start and \p End to the task

@@ -28,6 +28,18 @@ using namespace dd::sim;
 
 TaskTimeObserver::~TaskTimeObserver() = default;
 
+static int64_t timeOrigin(const Graph &G) {
+  if (G.numTasks() == 0)
+    return 0;
+  const bool AllLive = G.numTasks() == G.numTaskSlots();
+  int64_t T0 = std::numeric_limits<int64_t>::max();
+  llvm::ArrayRef<Task> Tasks = G.taskSlots();
+  for (TaskId T = 0, N = Tasks.size(); T != N; ++T)
+    if (AllLive || G.isLive(T))
+      T0 = std::min(T0, Tasks[T].StartNs);
+  return T0;
+}
+
 static bool isIdentity(llvm::ArrayRef<TaskId> Order, size_t NumSlots) {
   if (Order.size() != NumSlots)
     return false;
@@ -66,7 +78,7 @@ static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
       }
     }
     R = SimResult();
-    R.OriginNs = sim::timeOrigin(G);
+    R.OriginNs = timeOrigin(G);
     if (Opts.Order)
       return replayLinear(G, *Opts.Order, R.OriginNs, R.Start, R.End);
     llvm::Expected<CanonicalOrder> C = computeCanonicalOrder(G);
@@ -75,7 +87,7 @@ static llvm::Error runEngine(const Graph &G, const SimOptions &Opts,
     return replayLinear(G, C->Order, R.OriginNs, R.Start, R.End);
   }
 
-  R.OriginNs = sim::timeOrigin(G);
+  R.OriginNs = timeOrigin(G);
   R.Engine = SimEngine::EventDriven;
   // The policy is consulted only for tasks on ByPriority lanes; preparing it
   // otherwise would be wasted work.
