@@ -174,8 +174,8 @@ llvm::Error writePictures(const Options &Opt, llvm::StringRef InputName,
 /// an error every process meets alike is printed by process 0 alone.
 class ProcessErrors {
 public:
-  explicit ProcessErrors(ProcessGroup *Processes)
-      : Processes(Processes && Processes->size() > 1 ? Processes : nullptr) {}
+  /// \p Processes: null for one process.
+  explicit ProcessErrors(ProcessGroup *Processes) : Processes(Processes) {}
 
   bool split() const { return Processes; }
   unsigned index() const { return Processes ? Processes->index() : 0; }
@@ -188,9 +188,12 @@ public:
     return 1;
   }
   /// Meets the others with \p Mine (success or this process's error);
-  /// returns -1 where every process passed, else the exit status.
+  /// returns -1 where every process passed, else the exit status. Alone,
+  /// reports \p Mine if it is an error.
   int agree(llvm::Error Mine) const {
     const bool Ok = !Mine;
+    if (!Processes)
+      return Ok ? -1 : reportError(Tool, std::move(Mine));
     const std::vector<uint8_t> All = Processes->agree(Ok);
     const size_t First = llvm::find(All, 0) - All.begin();
     if (First == All.size())
@@ -210,6 +213,9 @@ private:
 int dd::ddSimMain(int Argc, char **Argv, ProcessGroup *Processes) {
   InitTool X(Argc, Argv);
   keepFreedMemory();
+  // mpirun -np 1 is one process, simulated as such.
+  if (Processes && Processes->size() <= 1)
+    Processes = nullptr;
   const ProcessErrors Errors(Processes);
   Options Opt;
   cl::HideUnrelatedOptions(Opt.Category);
@@ -248,14 +254,10 @@ int dd::ddSimMain(int Argc, char **Argv, ProcessGroup *Processes) {
   PhaseTimes Times;
   // Simulating reads the tasks and never changes one.
   auto G = readInputGraph(Opt.Input, GraphUse::ReadInPlace);
-  if (Errors.split()) {
-    // A file may be missing on one machine only.
-    if (int Status = Errors.agree(G ? llvm::Error::success() : G.takeError());
-        Status >= 0)
-      return Status;
-  } else if (!G) {
-    return reportError(Tool, G.takeError());
-  }
+  // A file may be missing on one machine only.
+  if (int Status = Errors.agree(G ? llvm::Error::success() : G.takeError());
+      Status >= 0)
+    return Status;
   Times.mark("read+verify");
 
   std::string InputName =
@@ -274,8 +276,6 @@ int dd::ddSimMain(int Argc, char **Argv, ProcessGroup *Processes) {
   Req.Processes = Processes;
   SimulationRun Run;
   if (llvm::Error E = runSimulation(*G, Req, Run)) {
-    if (!Errors.split())
-      return reportError(Tool, std::move(E));
     // Before the replay's agreement the others are waiting at it.
     if (!Run.Agreed)
       return Errors.agree(std::move(E));

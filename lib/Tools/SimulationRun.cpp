@@ -114,7 +114,7 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
   // headline's are measured during the simulation where it can, and from
   // the times kept otherwise (Simulator.h).
   // A simulation split over processes gathers every task's times anyway.
-  const bool Split = Req.Processes && Req.Processes->size() > 1;
+  const bool Split = Req.Processes;
   SO.TaskTimes = KeepTimes || Split;
   if (Req.Headline && !SO.TaskTimes)
     requestHeadline(G, SO, Run.Utilization);

@@ -70,8 +70,9 @@ struct SimulationRequest {
   bool Stats = false;
   /// Marked at each step, when given.
   PhaseTimes *Times = nullptr;
-  /// With more than one process (mpirun), the simulation is split over
-  /// them (DistributedReplay.h); every process calls runSimulation().
+  /// More than one process (mpirun), over which the simulation is split
+  /// (DistributedReplay.h); every process calls runSimulation(). Null for
+  /// one process.
   ProcessGroup *Processes = nullptr;
 };
 
@@ -93,7 +94,7 @@ struct SimulationRun {
   /// which case this one stops without a result or an error of its own.
   bool Agreed = false;
   bool OtherFailed = false;
-  /// Split over processes, with Stats: what each process did.
+  /// Split over processes: what each process did (-stats, -time-phases).
   std::vector<ProcessShare> Shares;
 
   SimulationRun() = default;
