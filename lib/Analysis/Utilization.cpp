@@ -285,6 +285,67 @@ void UtilizationObserver::ran(TaskId First, llvm::ArrayRef<int64_t> Start,
   }
 }
 
+void UtilizationObserver::finishLanes() {
+  if (!Finished)
+    Lanes = Measure->finish();
+  Finished = true;
+}
+
+// Per lane with anything to say: its id, whether it ran a kernel, its
+// metered length (-1 if not metered), its kernels' and its communication's
+// interval counts, then their begins and ends. First, whether it failed.
+void UtilizationObserver::pack(std::vector<int64_t> &Out) {
+  finishLanes();
+  Out.push_back(Failed);
+  for (LaneId L = 0; L != Lanes.size(); ++L) {
+    const LaneIntervals &Lane = Lanes[L];
+    if (!Lane.HasKernel && Lane.Kernels.empty() && Lane.Communication.empty() &&
+        (!Lane.KernelMeter || Lane.KernelMeter->length() == 0))
+      continue;
+    Out.insert(Out.end(), {int64_t(L), int64_t(Lane.HasKernel),
+                           Lane.KernelMeter ? Lane.KernelMeter->length() : -1,
+                           int64_t(Lane.Kernels.size()),
+                           int64_t(Lane.Communication.size())});
+    for (const std::vector<Interval> *List :
+         {&Lane.Kernels, &Lane.Communication})
+      for (Interval I : *List)
+        Out.insert(Out.end(), {I.Begin, I.End});
+  }
+}
+
+bool UtilizationObserver::merge(llvm::ArrayRef<int64_t> Packed) {
+  finishLanes();
+  if (Packed.empty())
+    return false;
+  Failed |= Packed[0] != 0;
+  for (size_t At = 1; At != Packed.size();) {
+    if (Packed.size() - At < 5)
+      return false;
+    const int64_t L = Packed[At], Metered = Packed[At + 2];
+    const int64_t NumKernels = Packed[At + 3], NumComm = Packed[At + 4];
+    At += 5;
+    if (L < 0 || uint64_t(L) >= Lanes.size() || NumKernels < 0 || NumComm < 0 ||
+        uint64_t(Packed.size() - At) / 2 <
+            uint64_t(NumKernels) + uint64_t(NumComm))
+      return false;
+    // The lane is the sender's alone: its figures replace ours, which
+    // are empty.
+    LaneIntervals &Lane = Lanes[L];
+    Lane.HasKernel = Packed[At - 4] != 0;
+    if (Metered >= 0 && Lane.KernelMeter) {
+      *Lane.KernelMeter = UnionMeter(llvm::ArrayRef<int64_t>());
+      Lane.KernelMeter->addDisjoint(Interval{0, Metered});
+    }
+    for (std::vector<Interval> *List : {&Lane.Kernels, &Lane.Communication}) {
+      const int64_t Count = List == &Lane.Kernels ? NumKernels : NumComm;
+      List->clear();
+      for (int64_t I = 0; I != Count; ++I, At += 2)
+        List->push_back(Interval{Packed[At], Packed[At + 1]});
+    }
+  }
+  return true;
+}
+
 // Lengths and overlaps do not depend on where the times are counted from.
 void UtilizationObserver::finish(int64_t) {}
 
@@ -295,7 +356,8 @@ RunUtilization UtilizationObserver::result(const SimResult &R) {
   assert(R.Lanes.size() == G.numLanes() && "lane results of the sweep");
   RunSpec Spec = simulated(R);
   Spec.Windows.clear(); // not known while the tasks came
-  std::vector<LaneIntervals> Lanes = Measure->finish();
+  finishLanes();
+  std::vector<LaneIntervals> Lanes = std::move(this->Lanes);
   // Each lane ran one task at a time: its busy time is the sum the
   // simulation has.
   for (LaneId L = 0; L != G.numLanes(); ++L)

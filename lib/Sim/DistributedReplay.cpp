@@ -9,18 +9,17 @@
 // the source-sorted edge array and builds no index; on any other graph, a
 // walk over the canonical order that pulls from an incoming adjacency.
 // Times run from 0, as in the sweep, and process 0 shifts them by the
-// earliest recorded start once every process has said its own.
+// earliest recorded start once every process has said its own. Where the
+// caller reads no task's times, a graph as read from a file is walked by
+// the windowed sweep instead (DistributedWindowedSweep.cpp), which keeps
+// none.
 //
-// A time message is one of two kinds. {FromTask, T, end}: task T's end, for
-// every successor of T on the receiving process; a collective's barrier
-// sends one to each process with members. {IntoTask, D, start bound, end
-// bound, edges}: what several of the sender's tasks, each with no other
-// successor elsewhere, push into task D; the members a process owns arrive
-// at a barrier in one message, not one each. Batching messages further
-// would only hold back a process waiting for one.
+// The messages (DistributedWalk.h) of these two walks: {FromTask, T, end}
+// and {IntoTask, D, start bound, end bound, edges}.
 //
 //===----------------------------------------------------------------------===//
 
+#include "DistributedWalk.h"
 #include "Replay.h"
 
 #include "daydream/IR/CanonicalOrder.h"
@@ -105,23 +104,11 @@ llvm::Error refused(const llvm::Twine &Why) {
                                  "a simulation split over processes " + Why);
 }
 
-uint64_t nanosecondsSince(std::chrono::steady_clock::time_point T) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now() - T)
-      .count();
-}
-
-/// What both walks share: the owners, the times, the messages out and the
-/// gathering on process 0.
-class WalkBase {
+/// A walk that keeps every task's times, and gathers them on process 0.
+class TimesWalk : public WalkBase {
 public:
-  WalkBase(const Graph &G, ProcessGroup &PG)
-      : G(G), PG(PG), Me(PG.index()),
-        Owner(assignLanesToProcesses(G, PG.size())) {}
+  using WalkBase::WalkBase;
 
-  ProcessShare &share() { return Share; }
-  /// After the walk: every time message delivered.
-  void finish() { PG.finishSends(); }
   /// Process 0: fills the times of every other process's tasks, which come
   /// in the sequence of \p Order, and shifts every time by the earliest
   /// recorded start; the others: send theirs. Returns that origin.
@@ -130,67 +117,23 @@ public:
 
   /// Relative times: from 0 at the earliest recorded start.
   std::vector<int64_t> Start, End;
-
-protected:
-  bool owns(TaskId T) const { return Owner[G.task(T).Lane] == Me; }
-  uint32_t ownerOf(TaskId T) const { return Owner[G.task(T).Lane]; }
-  /// Sorts Remote, once the walk has listed its pairs, and drops repeats.
-  void sortRemote() {
-    llvm::sort(Remote);
-    Remote.erase(std::unique(Remote.begin(), Remote.end()), Remote.end());
-  }
-  /// Sends \p T's end to each process in Remote's run for \p T, whose
-  /// start is at \p Next; advances \p Next past it.
-  void sendEnd(TaskId T, int64_t En, size_t &Next);
-  void noteVisited(const Task &Tk) {
-    ++Share.Tasks;
-    MinStart = std::min(MinStart, Tk.StartNs);
-  }
-
-  const Graph &G;
-  ProcessGroup &PG;
-  const unsigned Me;
-  const std::vector<uint32_t> Owner;
-  std::vector<int64_t> Message;
-  /// (task of ours, process) for each task whose end is sent to another
-  /// process that has successors of it, one message each; sorted.
-  std::vector<std::pair<TaskId, uint32_t>> Remote;
-  ProcessShare Share;
-  /// The earliest recorded start among this process's tasks.
-  int64_t MinStart = std::numeric_limits<int64_t>::max();
 };
-
-/// The first value of a time message (see the file comment).
-enum MessageKind : int64_t { FromTask = 0, IntoTask = 1 };
-
-void WalkBase::sendEnd(TaskId T, int64_t En, size_t &Next) {
-  const int64_t Values[] = {FromTask, static_cast<int64_t>(T), En};
-  for (; Next != Remote.size() && Remote[Next].first == T; ++Next) {
-    PG.send(Remote[Next].second, ProcessGroup::Channel::Times, Values);
-    ++Share.Messages;
-  }
-}
 
 /// The most values in one result message: MPI counts in int, and process 0
 /// holds one a process at a time.
 constexpr size_t ChunkValues = size_t(1) << 20;
 
 template <typename OrderT>
-int64_t WalkBase::gather(const OrderT &Order,
-                         std::vector<ProcessShare> *Shares) {
+int64_t TimesWalk::gather(const OrderT &Order,
+                          std::vector<ProcessShare> *Shares) {
   const unsigned Processes = PG.size();
   constexpr auto Results = ProcessGroup::Channel::Results;
   if (Me != 0) {
     // The share first, then start and end of each task of ours in the
     // order's sequence, which process 0 walks again to place them. Each
     // chunk is waited for, so that no process holds a copy of its times.
-    const int64_t Head[] = {static_cast<int64_t>(Share.Tasks),
-                            static_cast<int64_t>(Share.Messages),
-                            static_cast<int64_t>(Share.Waits),
-                            static_cast<int64_t>(Share.SetupNs),
-                            static_cast<int64_t>(Share.WalkNs),
-                            static_cast<int64_t>(Share.WaitNs),
-                            MinStart};
+    std::vector<int64_t> Head;
+    appendShare(Head);
     PG.send(0, Results, Head);
     std::vector<int64_t> Chunk;
     Chunk.reserve(std::min<size_t>(ChunkValues, 2 * Share.Tasks));
@@ -218,16 +161,9 @@ int64_t WalkBase::gather(const OrderT &Order,
   for (unsigned P = 1; P != Processes; ++P) {
     Head.clear();
     PG.receive(P, Results, Head);
-    Origin = std::min(Origin, Head[6]);
-    if (Shares) {
-      ProcessShare &Theirs = (*Shares)[P];
-      Theirs.Tasks = static_cast<uint64_t>(Head[0]);
-      Theirs.Messages = static_cast<uint64_t>(Head[1]);
-      Theirs.Waits = static_cast<uint64_t>(Head[2]);
-      Theirs.SetupNs = static_cast<uint64_t>(Head[3]);
-      Theirs.WalkNs = static_cast<uint64_t>(Head[4]);
-      Theirs.WaitNs = static_cast<uint64_t>(Head[5]);
-    }
+    const ProcessShare Theirs = shareFrom(Head.data(), Origin);
+    if (Shares)
+      (*Shares)[P] = Theirs;
   }
   // One chunk a process at a time, taken as the walk reaches its tasks.
   std::vector<std::vector<int64_t>> Chunks(Processes);
@@ -252,32 +188,86 @@ int64_t WalkBase::gather(const OrderT &Order,
   return Origin;
 }
 
+} // namespace
+
+SweepCrossings dd::sim::findSweepCrossings(const Graph &G,
+                                           llvm::ArrayRef<uint32_t> Owner,
+                                           unsigned Me) {
+  SweepCrossings X;
+  llvm::ArrayRef<Task> Tasks = G.taskSlots();
+  auto OwnerOf = [&](TaskId T) { return Owner[Tasks[T].Lane]; };
+  // The edge array is sorted by source, so each task's crossing edges are
+  // found together.
+  llvm::ArrayRef<Edge> Edges = G.edgeSlots();
+  llvm::DenseMap<TaskId, uint32_t> GroupOf;
+  std::vector<TaskId> Incoming;
+  for (size_t I = 0; I != Edges.size();) {
+    const TaskId Src = Edges[I].Src;
+    const bool Ours = OwnerOf(Src) == Me;
+    size_t End = I;
+    unsigned Crossing = 0;
+    const Edge *Only = nullptr;
+    for (; End != Edges.size() && Edges[End].Src == Src; ++End) {
+      const bool DstOurs = OwnerOf(Edges[End].Dst) == Me;
+      if (Ours && !DstOurs) {
+        ++Crossing;
+        Only = &Edges[End];
+      } else if (!Ours && DstOurs) {
+        Incoming.push_back(Edges[End].Dst);
+      }
+    }
+    if (Crossing == 1) {
+      auto [It, New] = GroupOf.try_emplace(Only->Dst, X.Groups.size());
+      if (New)
+        X.Groups.push_back({Only->Dst, OwnerOf(Only->Dst)});
+      ++X.Groups[It->second].Edges;
+      X.Into.push_back({Src, It->second, Only->Kind == EdgeKind::Sync});
+    } else if (Crossing > 1) {
+      for (size_t J = I; J != End; ++J)
+        if (uint32_t To = OwnerOf(Edges[J].Dst); To != Me)
+          X.Remote.emplace_back(Src, To);
+    }
+    I = End;
+  }
+  llvm::sort(X.Remote);
+  X.Remote.erase(std::unique(X.Remote.begin(), X.Remote.end()), X.Remote.end());
+  // Edges from elsewhere, counted per task.
+  llvm::sort(Incoming);
+  for (TaskId D : Incoming)
+    if (X.Waiting.empty() || X.Waiting.back().first != D)
+      X.Waiting.emplace_back(D, 1);
+    else
+      ++X.Waiting.back().second;
+  return X;
+}
+
+namespace {
+
 /// The walk over slot order of a graph as read from a file: each end is
 /// pushed along the task's edges (sorted by source, each to a higher id),
 /// and a task another process owns is skipped, its edges with it. What
 /// another process sends is pushed along the sender's edges to our tasks,
 /// found by a binary search of the edge array; a task waits until every
 /// edge into it from another process was pushed.
-class PushWalk : public WalkBase {
+class PushWalk : public TimesWalk {
 public:
-  PushWalk(const Graph &G, ProcessGroup &PG) : WalkBase(G, PG) {
+  PushWalk(const Graph &G, ProcessGroup &PG)
+      : TimesWalk(G, PG), X(findSweepCrossings(G, Owner, Me)) {
     const size_t N = G.numTaskSlots();
     Start.assign(N, 0);
     End.assign(N, Unset);
     LaneLast.assign(G.numLanes(), NoId);
-    findCrossings();
+    for (const SweepCrossings::Group &Gr : X.Groups)
+      Groups.push_back({Gr.Edges});
   }
 
   void walk();
 
 private:
-  /// One pass over the edges that cross processes: those from our tasks
-  /// into Remote (sent from the task) and Into (pushed into the task with
-  /// others), those into our tasks counted in Waiting.
-  void findCrossings();
-  /// The count in Waiting of task \p D, which has edges from elsewhere.
+  /// The count in X.Waiting of task \p D: its edges from elsewhere yet to
+  /// be pushed.
   uint32_t &edgesToCome(TaskId D) {
-    return std::lower_bound(Waiting.begin(), Waiting.end(),
+    return std::lower_bound(X.Waiting.begin(), X.Waiting.end(),
                             std::make_pair(D, uint32_t(0)))
         ->second;
   }
@@ -292,89 +282,34 @@ private:
     int64_t &Bound = E.Kind == EdgeKind::Sync ? End[E.Dst] : Start[E.Dst];
     Bound = std::max(Bound, En);
   }
-  /// Receives until \p Left (a count in Waiting) is 0.
+  /// Receives until \p Left (a count in X.Waiting) is 0.
   void waitFor(const uint32_t &Left);
 
+  SweepCrossings X;
   std::vector<TaskId> LaneLast;
-  /// Where our tasks with a single edge to another process push into
-  /// together: per such successor, its bounds so far and its edges to go.
-  struct Group {
-    TaskId Into;
-    uint32_t Owner;
-    uint32_t Edges = 0, Left = 0;
+  /// Per group of X: its edges to go and its bounds so far.
+  struct GroupBounds {
+    uint32_t Left;
     int64_t StartBound = Unset, EndBound = Unset;
   };
-  std::vector<Group> Groups;
-  /// (task of ours, its edge's group, its edge a Sync one), by task.
-  struct IntoEdge {
-    TaskId From;
-    uint32_t Group;
-    bool Sync;
-  };
-  std::vector<IntoEdge> Into;
+  std::vector<GroupBounds> Groups;
   size_t NextInto = 0;
-  /// (task, edges into it from other processes not yet pushed), sorted.
-  std::vector<std::pair<TaskId, uint32_t>> Waiting;
 };
 
-void PushWalk::findCrossings() {
-  // The edge array is sorted by source, so each task's crossing edges are
-  // found together.
-  llvm::ArrayRef<Edge> Edges = G.edgeSlots();
-  llvm::DenseMap<TaskId, uint32_t> GroupOf;
-  std::vector<TaskId> Incoming;
-  for (size_t I = 0; I != Edges.size();) {
-    const TaskId Src = Edges[I].Src;
-    const bool Ours = owns(Src);
-    size_t End = I;
-    unsigned Crossing = 0;
-    const Edge *Only = nullptr;
-    for (; End != Edges.size() && Edges[End].Src == Src; ++End) {
-      const bool DstOurs = owns(Edges[End].Dst);
-      if (Ours && !DstOurs) {
-        ++Crossing;
-        Only = &Edges[End];
-      } else if (!Ours && DstOurs) {
-        Incoming.push_back(Edges[End].Dst);
-      }
-    }
-    if (Crossing == 1) {
-      auto [It, New] = GroupOf.try_emplace(Only->Dst, Groups.size());
-      if (New)
-        Groups.push_back({Only->Dst, ownerOf(Only->Dst)});
-      ++Groups[It->second].Edges;
-      ++Groups[It->second].Left;
-      Into.push_back({Src, It->second, Only->Kind == EdgeKind::Sync});
-    } else if (Crossing > 1) {
-      for (size_t J = I; J != End; ++J)
-        if (uint32_t To = ownerOf(Edges[J].Dst); To != Me)
-          Remote.emplace_back(Src, To);
-    }
-    I = End;
-  }
-  sortRemote();
-  // Edges from elsewhere, counted per task.
-  llvm::sort(Incoming);
-  for (TaskId D : Incoming)
-    if (Waiting.empty() || Waiting.back().first != D)
-      Waiting.emplace_back(D, 1);
-    else
-      ++Waiting.back().second;
-}
-
 void PushWalk::pushInto(TaskId T, int64_t En) {
-  if (NextInto == Into.size() || Into[NextInto].From != T)
+  if (NextInto == X.Into.size() || X.Into[NextInto].From != T)
     return;
-  const IntoEdge &E = Into[NextInto++];
-  Group &Gr = Groups[E.Group];
+  const SweepCrossings::IntoEdge &E = X.Into[NextInto++];
+  GroupBounds &Gr = Groups[E.Group];
   int64_t &Bound = E.Sync ? Gr.EndBound : Gr.StartBound;
   Bound = std::max(Bound, En);
   if (--Gr.Left != 0)
     return;
-  const int64_t Values[] = {IntoTask, static_cast<int64_t>(Gr.Into),
+  const SweepCrossings::Group &To = X.Groups[E.Group];
+  const int64_t Values[] = {IntoTask, static_cast<int64_t>(To.Into),
                             Gr.StartBound, Gr.EndBound,
-                            static_cast<int64_t>(Gr.Edges)};
-  PG.send(Gr.Owner, ProcessGroup::Channel::Times, Values);
+                            static_cast<int64_t>(To.Edges)};
+  PG.send(To.Owner, ProcessGroup::Channel::Times, Values);
   ++Share.Messages;
 }
 
@@ -427,8 +362,8 @@ void PushWalk::walk() {
         ++Edges;
       continue;
     }
-    if (NextWaiting != Waiting.size() && Waiting[NextWaiting].first == T)
-      waitFor(Waiting[NextWaiting++].second);
+    if (NextWaiting != X.Waiting.size() && X.Waiting[NextWaiting].first == T)
+      waitFor(X.Waiting[NextWaiting++].second);
     int64_t St = Start[T];
     if (TaskId P = LaneLast[Tk.Lane]; P != NoId)
       St = std::max(St, End[P]);
@@ -441,7 +376,8 @@ void PushWalk::walk() {
     for (; Edges != EdgesEnd && Edges->Src == T; ++Edges)
       if (Owner[Tasks[Edges->Dst].Lane] == Me)
         push(*Edges, En);
-    sendEnd(T, En, NextRemote);
+    const int64_t Values[] = {FromTask, static_cast<int64_t>(T), En};
+    sendEnd(X.Remote, T, Values, NextRemote);
     pushInto(T, En);
   }
 }
@@ -449,10 +385,10 @@ void PushWalk::walk() {
 /// The walk over any topological order: each task pulls its predecessors'
 /// ends from an incoming adjacency, and one another process owns is waited
 /// for until a message brings it.
-class PullWalk : public WalkBase {
+class PullWalk : public TimesWalk {
 public:
   PullWalk(const Graph &G, ProcessGroup &PG)
-      : WalkBase(G, PG), In(buildAdjacency(G, Direction::Incoming)) {
+      : TimesWalk(G, PG), In(buildAdjacency(G, Direction::Incoming)) {
     const size_t N = G.numTaskSlots();
     Start.assign(N, Unset);
     End.assign(N, Unset);
@@ -464,7 +400,8 @@ public:
           Remote.emplace_back(E.Src, To);
           HasRemote[E.Src] = 1;
         }
-    sortRemote();
+    llvm::sort(Remote);
+    Remote.erase(std::unique(Remote.begin(), Remote.end()), Remote.end());
   }
 
   /// Replays task \p T if this process owns it.
@@ -476,6 +413,7 @@ private:
   int64_t endOf(TaskId P);
 
   SplitAdjacency In;
+  RemoteList Remote;
   std::vector<uint8_t> HasRemote;
 };
 
@@ -534,7 +472,8 @@ llvm::Error PullWalk::visit(TaskId T) {
     size_t Next = std::lower_bound(Remote.begin(), Remote.end(),
                                    std::make_pair(T, uint32_t(0))) -
                   Remote.begin();
-    sendEnd(T, En, Next);
+    const int64_t Values[] = {FromTask, static_cast<int64_t>(T), En};
+    sendEnd(Remote, T, Values, Next);
   }
   return llvm::Error::success();
 }
@@ -558,7 +497,7 @@ struct SlotOrder {
 /// Process 0's result from a walk's times; None on the others.
 template <typename OrderT>
 llvm::Optional<SimResult>
-finishWalk(const Graph &G, WalkBase &W, const OrderT &Order, ProcessGroup &PG,
+finishWalk(const Graph &G, TimesWalk &W, const OrderT &Order, ProcessGroup &PG,
            std::vector<ProcessShare> *Shares,
            std::chrono::steady_clock::time_point WalkBegan, SimEngine Engine) {
   W.finish();
@@ -594,6 +533,11 @@ dd::simulateDistributed(const Graph &G, const SimOptions &Opts,
                    " tasks for a graph of " + llvm::Twine(G.numTasks()) +
                    " live tasks");
 
+  // A graph as read from a file, whose times no one reads: the windowed
+  // sweep, which keeps none and gathers nothing.
+  if (!Opts.TaskTimes && !Opts.Order && isSweepable(G))
+    if (const uint64_t Window = sweepWindow(G))
+      return simulateWindowedOverProcesses(G, Opts, Window, PG, Shares);
   auto Began = std::chrono::steady_clock::now();
   // A graph as read from a file: the sweep, unless a caller's order says
   // otherwise. isSweepable() has every lane's list in increasing ids, so a

@@ -108,6 +108,11 @@ bool replayWindowed(const Graph &G, SimResult &R,
                     TaskTimeObserver *Observer = nullptr,
                     bool CriticalPath = false);
 
+/// The ring replayWindowed() needs for \p G: a power of two wider than the
+/// farthest any edge reaches forward; 0 where it would refuse \p G (a dead
+/// slot, an edge back, a window over a million slots or half the tasks).
+uint64_t sweepWindow(const Graph &G);
+
 /// The event-driven engine. \p Policy ranks tasks of ByPriority lanes and may
 /// be null if there are none; its prepare() has been called. Same contract
 /// for \p Start and \p End as replayLinear(). Fails if some task never ends.
@@ -171,6 +176,15 @@ public:
   /// Fills R's makespan and iterations; \p Shift is what the times given
   /// to add() lack. R.OriginNs must be set.
   void finish(int64_t Shift);
+
+  /// What add() has gathered so far, lanes and iterations, appended to
+  /// \p Out as integers: a simulation split over processes credits each
+  /// task on the process that simulated it, and process 0 merge()s the
+  /// others' into its own before finish().
+  void pack(std::vector<int64_t> &Out) const;
+  /// Adds another builder's pack() of the same graph, as if its tasks had
+  /// been given to this one; false if \p Packed is not of that size.
+  bool merge(llvm::ArrayRef<int64_t> Packed);
 
 private:
   /// What an iteration's members add up to.

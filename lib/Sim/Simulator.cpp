@@ -113,6 +113,8 @@ llvm::StringRef dd::engineName(SimEngine E) {
     return "linear";
   case SimEngine::EventDriven:
     return "event-driven";
+  case SimEngine::DistributedWindowed:
+    return "distributed windowed sweep";
   case SimEngine::DistributedSweep:
     return "distributed sweep";
   case SimEngine::DistributedLinear:

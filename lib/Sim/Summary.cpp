@@ -115,6 +115,43 @@ void SummaryBuilder::finish(int64_t Shift) {
   }
 }
 
+void SummaryBuilder::pack(std::vector<int64_t> &Out) const {
+  Out.reserve(Out.size() + 4 * R.Lanes.size() + 6 * M.size() + 2);
+  for (const LaneResult &L : R.Lanes)
+    Out.insert(Out.end(),
+               {L.BusyNs, L.KernelNs, static_cast<int64_t>(L.NumTasks),
+                static_cast<int64_t>(L.TaskKinds)});
+  for (const Members &Mi : M)
+    Out.insert(Out.end(), {Mi.MarkerStart, Mi.MinCpuStart, Mi.MinStart,
+                           Mi.MaxEnd, Mi.MaxCpuEnd, int64_t(Mi.Any)});
+  Out.insert(Out.end(), {MaxEnd, int64_t(AnyTask)});
+}
+
+bool SummaryBuilder::merge(llvm::ArrayRef<int64_t> Packed) {
+  if (Packed.size() != 4 * R.Lanes.size() + 6 * M.size() + 2)
+    return false;
+  const int64_t *V = Packed.data();
+  for (LaneResult &L : R.Lanes) {
+    L.BusyNs += V[0];
+    L.KernelNs += V[1];
+    L.NumTasks += static_cast<uint64_t>(V[2]);
+    L.TaskKinds |= static_cast<uint32_t>(V[3]);
+    V += 4;
+  }
+  for (Members &Mi : M) {
+    Mi.MarkerStart = std::min(Mi.MarkerStart, V[0]);
+    Mi.MinCpuStart = std::min(Mi.MinCpuStart, V[1]);
+    Mi.MinStart = std::min(Mi.MinStart, V[2]);
+    Mi.MaxEnd = std::max(Mi.MaxEnd, V[3]);
+    Mi.MaxCpuEnd = std::max(Mi.MaxCpuEnd, V[4]);
+    Mi.Any |= V[5] != 0;
+    V += 6;
+  }
+  MaxEnd = std::max(MaxEnd, V[0]);
+  AnyTask |= V[1] != 0;
+  return true;
+}
+
 void sim::summarize(const Graph &G, SimResult &R) {
   SummaryBuilder B(G, R);
   const bool AllLive = G.numTasks() == G.numTaskSlots();

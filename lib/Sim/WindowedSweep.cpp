@@ -204,19 +204,25 @@ template <class Base> struct ObservedStore : Base {
 /// Past this window the ring saves too little to be worth a second engine.
 static constexpr uint64_t MaxWindow = uint64_t(1) << 20;
 
-bool sim::replayWindowed(const Graph &G, SimResult &R,
-                         TaskTimeObserver *Observer, bool CriticalPath) {
+uint64_t sim::sweepWindow(const Graph &G) {
   const size_t N = G.numTaskSlots();
   if (N == 0 || G.numTasks() != N)
-    return false;
+    return 0;
   uint64_t Reach = 0;
   for (const Edge &E : G.edgeSlots()) {
     if (E.Dst <= E.Src)
-      return false;
+      return 0;
     Reach = std::max<uint64_t>(Reach, E.Dst - E.Src);
   }
   const uint64_t Window = llvm::PowerOf2Ceil(Reach + 1);
-  if (Window > MaxWindow || Window > N / 2)
+  return Window > MaxWindow || Window > N / 2 ? 0 : Window;
+}
+
+bool sim::replayWindowed(const Graph &G, SimResult &R,
+                         TaskTimeObserver *Observer, bool CriticalPath) {
+  const size_t N = G.numTaskSlots();
+  const uint64_t Window = sweepWindow(G);
+  if (Window == 0)
     return false;
 
   // As in replaySweep(): times from 0, shifted by the origin at the end.

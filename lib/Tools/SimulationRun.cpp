@@ -60,7 +60,8 @@ simulationStatistics(const Graph &G, const SimResult &R,
 }
 
 /// -time-phases' note on a simulation split over processes: each one's
-/// setup, walk and, of the walk, waits, and process 0's gathering.
+/// setup, walk and, of the walk, waits, and how long process 0 took to
+/// collect the results (every task's times, or the others' sums).
 std::string describeShares(llvm::ArrayRef<ProcessShare> Shares) {
   if (Shares.empty())
     return "";
@@ -71,7 +72,7 @@ std::string describeShares(llvm::ArrayRef<ProcessShare> Shares) {
     OS << (P ? ", " : ": ")
        << llvm::format("%.3f/%.3f/%.3f s", Shares[P].SetupNs / 1e9,
                        Shares[P].WalkNs / 1e9, Shares[P].WaitNs / 1e9);
-  OS << llvm::format("; gather %.3f s", Shares[0].GatherNs / 1e9);
+  OS << llvm::format("; results %.3f s", Shares[0].GatherNs / 1e9);
   return OS.str();
 }
 
@@ -112,10 +113,10 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
   SO.Policy = Req.Policy;
   // The report alone reads no task's times, and the pictures do. The
   // headline's are measured during the simulation where it can, and from
-  // the times kept otherwise (Simulator.h).
-  // A simulation split over processes gathers every task's times anyway.
+  // the times kept otherwise (Simulator.h), whether the simulation is split
+  // over processes or not.
   const bool Split = Req.Processes;
-  SO.TaskTimes = KeepTimes || Split;
+  SO.TaskTimes = KeepTimes;
   if (Req.Headline && !SO.TaskTimes)
     requestHeadline(G, SO, Run.Utilization);
   // The headline's critical path may need the canonical order; the

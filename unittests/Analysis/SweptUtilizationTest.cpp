@@ -19,6 +19,7 @@
 
 #include "gtest/gtest.h"
 
+#include <memory>
 #include <random>
 
 using namespace dd;
@@ -113,6 +114,50 @@ TEST(SweptUtilizationTest, MatchesTheWalkOverKeptTimes) {
   EXPECT_GT(Declined, 0u);
   EXPECT_GT(FromLanes, 0u);
   EXPECT_GT(NotFromLanes, 0u);
+}
+
+TEST(SweptUtilizationTest, ObserversOfProcessesMergeIntoTheWhole) {
+  // A simulation split over processes shows each process's observer its
+  // own lanes' tasks; process 0's merges what the others pack. The merged
+  // figures must be one observer's, which must be the walk's.
+  unsigned Compared = 0, Declined = 0;
+  for (uint32_t Seed = 0; Seed != 200; ++Seed) {
+    SCOPED_TRACE("seed " + std::to_string(Seed));
+    Graph G = randomJob(Seed);
+    const SimResult Full = sim(G);
+    SimOptions Lean;
+    Lean.TaskTimes = false;
+    UtilizationObserver Whole(G);
+    Lean.Observer = &Whole;
+    const SimResult R = sim(G, Lean);
+    for (unsigned Processes : {2u, 3u}) {
+      std::vector<std::unique_ptr<UtilizationObserver>> Each;
+      for (unsigned P = 0; P != Processes; ++P)
+        Each.push_back(std::make_unique<UtilizationObserver>(G));
+      // Each lane's tasks to one observer, in runs of consecutive tasks.
+      for (TaskId T = 0; T != G.numTaskSlots(); ++T) {
+        UtilizationObserver &O = *Each[G.task(T).Lane % Processes];
+        O.ran(T, llvm::makeArrayRef(Full.Start[T]),
+              llvm::makeArrayRef(Full.End[T]));
+      }
+      for (unsigned P = 1; P != Processes; ++P) {
+        std::vector<int64_t> Packed;
+        Each[P]->pack(Packed);
+        EXPECT_TRUE(Each[0]->merge(Packed));
+      }
+      Each[0]->finish(Full.OriginNs);
+      ASSERT_EQ(Each[0]->complete(), R.Observed);
+      if (!R.Observed) {
+        ++Declined;
+        continue;
+      }
+      ++Compared;
+      expectSameUtilization(Each[0]->result(R), predictedUtilization(G, Full),
+                            /*Iterations=*/false);
+    }
+  }
+  EXPECT_GT(Compared, 0u);
+  EXPECT_GT(Declined, 0u);
 }
 
 } // namespace

@@ -20,8 +20,10 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <random>
 #include <set>
 #include <thread>
+#include <tuple>
 
 using namespace dd;
 using namespace dd::test;
@@ -123,10 +125,11 @@ private:
 /// or its error. Every other process must end with None or the same error.
 /// The threads share \p G, which real processes do not: no walk builds lane
 /// links (a graph built here has them, a file's is swept without them), so
-/// they only read it.
+/// they only read it. \p Observers, if given, has one observer a process.
 llvm::Expected<SimResult>
 runSplit(const Graph &G, unsigned Processes, const SimOptions &Opts = {},
-         std::vector<ProcessShare> *Shares = nullptr) {
+         std::vector<ProcessShare> *Shares = nullptr,
+         std::vector<TaskTimeObserver *> *Observers = nullptr) {
   Hub H(Processes);
   std::vector<llvm::Optional<std::string>> Errors(Processes);
   llvm::Optional<SimResult> Zero;
@@ -134,7 +137,10 @@ runSplit(const Graph &G, unsigned Processes, const SimOptions &Opts = {},
   for (unsigned P = 0; P != Processes; ++P)
     Threads.emplace_back([&, P] {
       ThreadProcess PG(H, P, Processes);
-      auto R = simulateDistributed(G, Opts, PG, P == 0 ? Shares : nullptr);
+      SimOptions Mine = Opts;
+      if (Observers)
+        Mine.Observer = (*Observers)[P];
+      auto R = simulateDistributed(G, Mine, PG, P == 0 ? Shares : nullptr);
       if (!R) {
         Errors[P] = llvm::toString(R.takeError());
         return;
@@ -176,6 +182,109 @@ void expectSameResult(const SimResult &Want, const SimResult &Got,
         << Where;
   }
   EXPECT_EQ(Got.Engine, Engine) << Where;
+}
+
+/// Records every task's times it is shown, as they came, and merges what
+/// other processes' observers saw.
+class RecordingObserver final : public TaskTimeObserver {
+public:
+  void ran(TaskId First, llvm::ArrayRef<int64_t> Start,
+           llvm::ArrayRef<int64_t> End) override {
+    for (size_t I = 0; I != Start.size(); ++I)
+      Seen.push_back({First + I, Start[I], End[I]});
+  }
+  void finish(int64_t OriginNs) override { Origin = OriginNs; }
+  bool complete() const override { return true; }
+  void pack(std::vector<int64_t> &Out) override {
+    for (const auto &[T, S, E] : Seen)
+      Out.insert(Out.end(), {int64_t(T), S, E});
+  }
+  bool merge(llvm::ArrayRef<int64_t> Packed) override {
+    if (Packed.size() % 3)
+      return false;
+    for (size_t I = 0; I != Packed.size(); I += 3)
+      Seen.push_back({TaskId(Packed[I]), Packed[I + 1], Packed[I + 2]});
+    return true;
+  }
+  /// Every task seen, by id.
+  std::vector<std::tuple<TaskId, int64_t, int64_t>> sorted() const {
+    auto All = Seen;
+    llvm::sort(All);
+    return All;
+  }
+  int64_t Origin = -1;
+
+private:
+  std::vector<std::tuple<TaskId, int64_t, int64_t>> Seen;
+};
+
+/// A job as an import lowers it: \p Ranks ranks, each a CPU thread that
+/// launches kernels on a GPU stream (and, on odd ranks, a second one), with
+/// an iteration per step, and a world collective at the end of each step:
+/// each rank's arrival -> the barrier on a lane of no rank -> its kernel,
+/// held until the barrier ends (MatchCollectives.h). Durations and gaps
+/// come from a few values, so that ends often tie.
+Graph jobGraph(uint32_t Seed, int32_t Ranks, unsigned Steps) {
+  std::mt19937 Rng(Seed);
+  auto Pick = [&](uint32_t N) { return static_cast<int64_t>(Rng() % N); };
+  Graph G;
+  const LaneId World = addLane(G, "collectives world", LaneKind::CommChannel);
+  struct RankLanes {
+    LaneId Cpu, Gpu, Gpu2;
+    TaskId LastCpu = NoId;
+  };
+  std::vector<RankLanes> R;
+  for (int32_t Rank = 0; Rank != Ranks; ++Rank) {
+    RankLanes L;
+    L.Cpu = addLane(G, "python", LaneKind::CpuThread);
+    L.Gpu = addLane(G, "stream 7", LaneKind::GpuStream);
+    L.Gpu2 = Rank % 2 ? addLane(G, "stream 9", LaneKind::GpuStream) : L.Gpu;
+    for (LaneId Ln : {L.Cpu, L.Gpu, L.Gpu2}) {
+      G.lane(Ln).Rank = Rank;
+      G.lane(Ln).Device = Rank;
+    }
+    R.push_back(L);
+  }
+  const int64_t StepNs = 10000;
+  for (unsigned Step = 0; Step != Steps; ++Step) {
+    const int64_t Begin = int64_t(Step) * StepNs;
+    std::vector<TaskId> Arrive;
+    for (int32_t Rank = 0; Rank != Ranks; ++Rank) {
+      RankLanes &L = R[Rank];
+      G.iterationsMut().push_back(
+          {Begin, StepNs, G.intern("step " + std::to_string(Step)), Rank});
+      TaskId Marker = addTask(G, L.Cpu, "ProfilerStep", Begin, 0,
+                              TaskKind::Marker, Pick(3) * 10);
+      if (L.LastCpu != NoId)
+        G.addEdge(L.LastCpu, Marker, EdgeKind::ProgramOrder);
+      TaskId Prev = Marker;
+      for (int64_t K = 0; K != 6; ++K) {
+        const int64_t At = Begin + 100 + 1000 * K;
+        TaskId Op = addTask(G, L.Cpu, "op", At, Pick(3) * 100, TaskKind::CpuOp,
+                            Pick(2) * 100);
+        G.addEdge(Prev, Op, EdgeKind::ProgramOrder);
+        TaskId Kern = addTask(G, K % 2 ? L.Gpu2 : L.Gpu, "kernel", At + 200,
+                              Pick(3) * 100, TaskKind::Kernel, Pick(2) * 100);
+        G.addEdge(Op, Kern, EdgeKind::Launch);
+        Prev = Op;
+      }
+      TaskId A = addTask(G, L.Gpu, "arrive", Begin + 7000, 0, TaskKind::Marker,
+                         Pick(2) * 100);
+      G.addEdge(Prev, A, EdgeKind::Launch);
+      Arrive.push_back(A);
+      L.LastCpu = Prev;
+    }
+    TaskId B = addTask(G, World, "all_reduce", Begin + 7500, 500 + Pick(3),
+                       TaskKind::Collective);
+    for (int32_t Rank = 0; Rank != Ranks; ++Rank) {
+      G.addEdge(Arrive[Rank], B, EdgeKind::Comm);
+      TaskId T = addTask(G, R[Rank].Gpu, "nccl", Begin + 7000, 0,
+                         TaskKind::Collective);
+      G.addEdge(B, T, EdgeKind::Sync);
+      G.addEdge(Arrive[Rank], T, EdgeKind::StreamOrder);
+    }
+  }
+  return G;
 }
 
 /// A random DAG whose lanes belong to ranks 0-5, a few to none.
@@ -335,4 +444,53 @@ TEST(DistributedReplayTest, AnOrderOfTheWrongLengthIsRefused) {
   ASSERT_FALSE(bool(R));
   EXPECT_NE(llvm::toString(R.takeError()).find("was given an order of"),
             std::string::npos);
+}
+
+TEST(DistributedReplayTest, WindowedSweepReducesWhatOneProcessSums) {
+  // Where no task's times are kept, a job as read from a file is walked by
+  // the windowed sweep on each process, and process 0 adds up the lanes,
+  // iterations, critical path and observer's view: exactly the one-process
+  // windowed sweep's.
+  for (uint32_t Seed = 0; Seed != 12; ++Seed) {
+    Graph File = fileCopy(jobGraph(Seed, 6, 40));
+    SimOptions Opts;
+    Opts.TaskTimes = false;
+    Opts.CriticalPath = true;
+    RecordingObserver One;
+    SimOptions OneOpts = Opts;
+    OneOpts.Observer = &One;
+    const SimResult Want = sim(File, OneOpts);
+    ASSERT_EQ(Want.Engine, SimEngine::Windowed) << "seed " << Seed;
+    ASSERT_TRUE(Want.CriticalPath);
+    One.finish(Want.OriginNs);
+    for (unsigned Processes : {1u, 2u, 3u, 4u, 7u}) {
+      const std::string Where = "seed " + std::to_string(Seed) + ", " +
+                                std::to_string(Processes) + " processes";
+      std::vector<RecordingObserver> Each(Processes);
+      std::vector<TaskTimeObserver *> Observers;
+      Observers.reserve(Processes);
+      for (RecordingObserver &O : Each)
+        Observers.push_back(&O);
+      std::vector<ProcessShare> Shares;
+      auto Got = runSplit(File, Processes, Opts, &Shares, &Observers);
+      ASSERT_TRUE(bool(Got)) << llvm::toString(Got.takeError());
+      expectSameResult(Want, *Got, Where, SimEngine::DistributedWindowed);
+      EXPECT_TRUE(Got->Start.empty()) << Where;
+      EXPECT_TRUE(Got->Observed) << Where;
+      ASSERT_TRUE(Got->CriticalPath) << Where;
+      EXPECT_EQ(Got->CriticalPath->NumSteps, Want.CriticalPath->NumSteps)
+          << Where;
+      EXPECT_EQ(Got->CriticalPath->GapNs, Want.CriticalPath->GapNs) << Where;
+      for (unsigned K = 0; K != NumLaneKinds; ++K)
+        EXPECT_EQ(Got->CriticalPath->ByLaneKind[K],
+                  Want.CriticalPath->ByLaneKind[K])
+            << Where << ", lane kind " << K;
+      EXPECT_EQ(Each[0].sorted(), One.sorted()) << Where;
+      EXPECT_EQ(Each[0].Origin, One.Origin) << Where;
+      uint64_t Tasks = 0;
+      for (const ProcessShare &S : Shares)
+        Tasks += S.Tasks;
+      EXPECT_EQ(Tasks, File.numTasks()) << Where;
+    }
+  }
 }

@@ -44,6 +44,7 @@ namespace dd {
 
 class Graph;
 class LaneMeasure;
+struct LaneIntervals;
 
 struct GpuUtilization {
   int32_t Device = -1;
@@ -118,6 +119,11 @@ public:
            llvm::ArrayRef<int64_t> End) override;
   void finish(int64_t OriginNs) override;
   bool complete() const override;
+  /// Each lane's kernels and communication, as merged intervals (or, for a
+  /// metered lane, the union's length): a lane is on one process, so the
+  /// merge takes each lane from the process that packed it.
+  void pack(std::vector<int64_t> &Out) override;
+  bool merge(llvm::ArrayRef<int64_t> Packed) override;
   /// The figures of \p R, the simulation that was observed (R.Observed),
   /// as simulate() returned it: each lane's busy time is its lane result's
   /// (expandResults() would give a rank left out its representative's).
@@ -129,7 +135,12 @@ private:
   std::vector<uint8_t> Meter;
   bool AnyMeter = false;
   std::unique_ptr<LaneMeasure> Measure;
+  /// The lanes' figures once pack() or merge() ended the measure.
+  std::vector<LaneIntervals> Lanes;
+  bool Finished = false;
   bool Failed = false;
+  /// Ends the measure, once, into Lanes.
+  void finishLanes();
 };
 
 /// predictedUtilization(G, R) and recordedUtilization(G), from one walk over

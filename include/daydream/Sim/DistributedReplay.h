@@ -14,16 +14,22 @@
 //
 // Every process walks the same topological order (for a graph as read from
 // a file, slot order, pushing ends along the source-sorted edges as the
-// sweep engine does; otherwise the canonical order, pulling from an
+// sweep engines do; otherwise the canonical order, pulling from an
 // incoming adjacency as the linear engine does), skipping the tasks it
 // does not own, and sends a time as soon as it is computed. That cannot
 // deadlock: the first task in the order whose time is not known has every
 // predecessor's time computed and sent (a message that pushes several into
 // it goes once the last of them, all its predecessors, is computed), so
-// its owner can go on. Process 0
-// then gathers every task's times and has exactly the SimResult simulate()
-// gives, for the same report, critical path and utilization, byte for
-// byte: the formulas are the same and every time is an integer.
+// its owner can go on.
+//
+// Process 0 then has exactly the SimResult simulate() gives, for the same
+// report, critical path and utilization, byte for byte: the formulas are
+// the same and every time is an integer. Where the caller reads no task's
+// times and the graph is one the windowed sweep takes (its edges reach a
+// small window ahead, as a job's do), no process keeps any: each adds up
+// its tasks' lanes and iterations, the critical path's totals (which the
+// messages carry with the times) and what an observer sees, and process 0
+// adds those up. Otherwise process 0 gathers every task's times.
 //
 // Who owns what (assignLanesToProcesses()): the ranks, in rank order, in
 // contiguous blocks of about equal live tasks; a lane of no rank (a process
@@ -35,9 +41,9 @@
 //
 // What it is not (docs/Distributed.md): every process reads the whole
 // graph and walks the whole order to find its tasks, so the processes
-// divide the replay's arithmetic and its waits, not the reading nor the
-// memory; by-priority lanes, whose order is decided as time advances, are
-// refused.
+// divide the replay's arithmetic, its sums and its waits, not the reading
+// nor the graph's memory; by-priority lanes, whose order is decided as time
+// advances, are refused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,17 +78,22 @@ struct ProcessShare {
   uint64_t Waits = 0;    ///< times it waited for another process
   /// Wall times: finding its tasks and their crossings (every process
   /// looks at the whole graph), then walking the order, of which waiting
-  /// for other processes' times; on process 0, gathering every time.
+  /// for other processes' times; on process 0, collecting the results
+  /// (every task's times, or the other processes' sums).
   uint64_t SetupNs = 0, WalkNs = 0, WaitNs = 0, GatherNs = 0;
 };
 
 /// simulate(G, Opts), every process of \p PG calling it with the same
-/// graph and options. Process 0 gets the result simulate() would give, with
-/// every task's times kept (Opts.TaskTimes, Observer and CriticalPath are
-/// not taken up) and Engine DistributedSweep or DistributedLinear, and, where
-/// \p Shares is given, every process's share; the others get None once their
-/// times are sent to it. Fails, on every process alike, where the graph has a
-/// by-priority lane or simulate() would fail for its order.
+/// graph and options (but each its own Opts.Observer). Process 0 gets the
+/// result simulate() would give, and, where \p Shares is given, every
+/// process's share; the others get None once their part is sent to it.
+/// Engine: DistributedWindowed where Opts.TaskTimes is false and the
+/// windowed sweep takes \p G (no task's times then, and Opts.CriticalPath
+/// and Observer taken up as by the windowed sweep); otherwise
+/// DistributedSweep or DistributedLinear, with every task's times (and
+/// Opts.CriticalPath and Observer not taken up). Fails, on every process
+/// alike, where the graph has a by-priority lane or simulate() would fail
+/// for its order.
 llvm::Expected<llvm::Optional<SimResult>>
 simulateDistributed(const Graph &G, const SimOptions &Opts, ProcessGroup &PG,
                     std::vector<ProcessShare> *Shares = nullptr);

@@ -111,6 +111,16 @@ public:
   /// they came. If not, the simulator keeps every task's times after all
   /// (SimResult::Observed false), for the caller to measure from them.
   virtual bool complete() const = 0;
+
+  /// A simulation split over processes (DistributedReplay.h) shows each
+  /// process's observer only the tasks it simulated, in runs in slot order
+  /// with gaps between them, with times from the same origin on every
+  /// process. Then every process but 0 pack()s what its observer saw, and
+  /// process 0's observer merge()s those, before finish(). pack() may be
+  /// called once, after the last ran(); merge() is false if \p Packed is
+  /// not what pack() gives for the same graph.
+  virtual void pack(std::vector<int64_t> &Out) = 0;
+  virtual bool merge(llvm::ArrayRef<int64_t> Packed) = 0;
 };
 
 struct SimOptions {
@@ -173,19 +183,20 @@ struct LaneResult {
 };
 
 /// Which engine replayed a graph (Simulation.md says when each runs); the
-/// last two are the sweep and the linear one split over processes
-/// (DistributedReplay.h).
+/// last three are the windowed sweep, the sweep and the linear one split
+/// over processes (DistributedReplay.h).
 enum class SimEngine : uint8_t {
   Windowed,
   Sweep,
   Linear,
   EventDriven,
+  DistributedWindowed,
   DistributedSweep,
   DistributedLinear
 };
 
 /// "windowed sweep", "sweep", "linear", "event-driven", "distributed
-/// sweep", "distributed linear".
+/// windowed sweep", "distributed sweep", "distributed linear".
 llvm::StringRef engineName(SimEngine E);
 
 struct SimResult {

@@ -1,0 +1,151 @@
+//===- DistributedWalk.h - What the walks over processes share --*- C++ -*-===//
+//
+// Private to lib/Sim. A simulation split over processes (DistributedReplay.h)
+// runs one of three walks: the sweep and the linear walk of
+// DistributedReplay.cpp, which keep every task's times and gather them on
+// process 0, and the windowed sweep of DistributedWindowedSweep.cpp, which
+// keeps none and reduces the results instead. They share the lanes' owners,
+// the edges that cross processes and how an end is sent.
+//
+// A time message's first value is its kind. {FromTask, T, end, ...}: task
+// T's end, for every successor of T on the receiving process; a collective's
+// barrier sends one to each process with members. {IntoTask, D, ...}: what
+// several of the sender's tasks, each with no other successor elsewhere,
+// push into task D; the members a process owns arrive at a barrier in one
+// message, not one each. Each walk says what follows. Batching messages
+// further would only hold back a process waiting for one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_LIB_SIM_DISTRIBUTEDWALK_H
+#define DAYDREAM_LIB_SIM_DISTRIBUTEDWALK_H
+
+#include "daydream/IR/Graph.h"
+#include "daydream/Sim/DistributedReplay.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+namespace dd::sim {
+
+enum MessageKind : int64_t { FromTask = 0, IntoTask = 1 };
+
+inline uint64_t nanosecondsSince(std::chrono::steady_clock::time_point T) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now() - T)
+      .count();
+}
+
+/// (task of ours, process) for each task whose end is sent to another
+/// process that has successors of it, one message each; sorted, no repeats.
+using RemoteList = std::vector<std::pair<TaskId, uint32_t>>;
+
+/// The owners, this process's share and the sending of ends.
+class WalkBase {
+public:
+  WalkBase(const Graph &G, ProcessGroup &PG)
+      : G(G), PG(PG), Me(PG.index()),
+        Owner(assignLanesToProcesses(G, PG.size())) {}
+
+  ProcessShare &share() { return Share; }
+  /// After the walk: every time message delivered.
+  void finish() { PG.finishSends(); }
+
+  /// How a process's results begin: its share and its earliest recorded
+  /// start, in ShareValues values.
+  static constexpr size_t ShareValues = 7;
+  void appendShare(std::vector<int64_t> &Out) const {
+    Out.insert(Out.end(), {static_cast<int64_t>(Share.Tasks),
+                           static_cast<int64_t>(Share.Messages),
+                           static_cast<int64_t>(Share.Waits),
+                           static_cast<int64_t>(Share.SetupNs),
+                           static_cast<int64_t>(Share.WalkNs),
+                           static_cast<int64_t>(Share.WaitNs), MinStart});
+  }
+  /// The share in results that begin at \p V; \p MinStart is lowered to
+  /// theirs.
+  static ProcessShare shareFrom(const int64_t *V, int64_t &MinStart) {
+    MinStart = std::min(MinStart, V[6]);
+    ProcessShare S;
+    S.Tasks = static_cast<uint64_t>(V[0]);
+    S.Messages = static_cast<uint64_t>(V[1]);
+    S.Waits = static_cast<uint64_t>(V[2]);
+    S.SetupNs = static_cast<uint64_t>(V[3]);
+    S.WalkNs = static_cast<uint64_t>(V[4]);
+    S.WaitNs = static_cast<uint64_t>(V[5]);
+    return S;
+  }
+
+protected:
+  bool owns(TaskId T) const { return Owner[G.task(T).Lane] == Me; }
+  uint32_t ownerOf(TaskId T) const { return Owner[G.task(T).Lane]; }
+  /// Sends \p Values, a FromTask message for task \p T, to each process in
+  /// \p Remote's run for \p T, which starts at \p Next; advances \p Next
+  /// past it.
+  void sendEnd(const RemoteList &Remote, TaskId T,
+               llvm::ArrayRef<int64_t> Values, size_t &Next) {
+    for (; Next != Remote.size() && Remote[Next].first == T; ++Next) {
+      PG.send(Remote[Next].second, ProcessGroup::Channel::Times, Values);
+      ++Share.Messages;
+    }
+  }
+  void noteVisited(const Task &Tk) {
+    ++Share.Tasks;
+    MinStart = std::min(MinStart, Tk.StartNs);
+  }
+
+  const Graph &G;
+  ProcessGroup &PG;
+  const unsigned Me;
+  const std::vector<uint32_t> Owner;
+  std::vector<int64_t> Message;
+  ProcessShare Share;
+  /// The earliest recorded start among this process's tasks.
+  int64_t MinStart = std::numeric_limits<int64_t>::max();
+};
+
+/// The edges of a graph laid out as a file holds it (isSweepable()) that
+/// cross processes, found in one pass over the source-sorted edge array.
+struct SweepCrossings {
+  /// A task of another process that some of ours, each with that one edge
+  /// to another process, push into together, in one message once the last
+  /// of them has ended.
+  struct Group {
+    TaskId Into;
+    uint32_t Owner;
+    uint32_t Edges = 0;
+  };
+  std::vector<Group> Groups;
+  /// (task of ours, its edge's group, its edge a Sync one), by task.
+  struct IntoEdge {
+    TaskId From;
+    uint32_t Group;
+    bool Sync;
+  };
+  std::vector<IntoEdge> Into;
+  /// Our tasks with edges to other processes' tasks but not into a group.
+  RemoteList Remote;
+  /// (task of ours, edges into it from other processes), sorted by task.
+  std::vector<std::pair<TaskId, uint32_t>> Waiting;
+};
+
+/// Finds the crossings of \p G for process \p Me, given the lanes' owners.
+SweepCrossings findSweepCrossings(const Graph &G,
+                                  llvm::ArrayRef<uint32_t> Owner, unsigned Me);
+
+/// The windowed sweep over processes (DistributedWindowedSweep.cpp), for a
+/// graph whose sweepWindow() is \p Window: no array of times, the lanes and
+/// iterations added up on each process and the critical path's totals
+/// carried along the messages, all reduced on process 0.
+llvm::Optional<SimResult>
+simulateWindowedOverProcesses(const Graph &G, const SimOptions &Opts,
+                              uint64_t Window, ProcessGroup &PG,
+                              std::vector<ProcessShare> *Shares);
+
+} // namespace dd::sim
+
+#endif // DAYDREAM_LIB_SIM_DISTRIBUTEDWALK_H

@@ -1,0 +1,475 @@
+//===- DistributedWindowedSweep.cpp - The windowed sweep over processes ---===//
+//
+// Where no one reads a task's times (dd-sim's report, without pictures or
+// the memory replay), a process need not keep them, nor send them to
+// process 0: what the report shows adds up task by task. This walk is the
+// windowed sweep (WindowedSweep.cpp) restricted to the tasks this process
+// owns, with the crossings of DistributedReplay.cpp's sweep:
+//
+//  - the bounds pushed along our edges wait in a ring of sweepWindow()
+//    slots, a lane's last end in a lane slot, and no array a task is kept.
+//    A slot is reset when its task is visited; a task of another process
+//    is never pushed into here, so its slot stays clean for the next of
+//    ours (whose sources all come after the last one of ours there);
+//  - what other processes push into our tasks arrives in any order and
+//    any time ahead, so it waits in a map by task, merged as it comes,
+//    until the walk reaches the task;
+//  - each task is credited to its lane and iteration (SummaryBuilder) and
+//    extends the critical path of its decider (CriticalPath.h: the
+//    latest-ending Sync predecessor of a task held past its duration,
+//    else the latest-ending of its lane predecessor and start
+//    predecessors, ties to the lower id), as the windowed sweep does. A
+//    predecessor of another process comes with its end, its id and the
+//    totals of the path that ends at it: the messages carry them,
+//
+//      {FromTask, T, end, steps, gap, gpu, cpu}
+//      {IntoTask, D, start bound, its source, end bound, its source,
+//       edges, the start source's four totals, the end source's}
+//
+//    and "ties to the lower id" is applied as they are merged, since they
+//    do not come in id order as local pushes do;
+//  - at the end every process sends process 0 its lanes' and iterations'
+//    sums (SummaryBuilder::pack()), the earliest recorded start, and the
+//    path that ends at its task that ends last; process 0 adds them up and
+//    keeps the latest of those paths (the lower id on a tie), and has the
+//    result the windowed sweep of one process gives, byte for byte.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistributedWalk.h"
+#include "Replay.h"
+
+#include "daydream/Sim/CriticalPath.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <algorithm>
+#include <cassert>
+
+using namespace dd;
+using namespace dd::sim;
+
+namespace {
+
+/// Two 64-bit integers that the processor loads, adds and stores as one.
+typedef int64_t Pair __attribute__((vector_size(16)));
+
+/// The totals of the path that ends at a task: (steps, gap) and (time on
+/// GPU streams, on CPU threads), each half read and written whole, as in
+/// WindowedSweep.cpp (a read wider than the writes it spans waits for
+/// them to reach the cache).
+struct PathTotals {
+  Pair StepsGap = {0, 0};
+  Pair GpuCpu = {0, 0};
+
+  static PathTotals of(const int64_t *V) {
+    return PathTotals{Pair{V[0], V[1]}, Pair{V[2], V[3]}};
+  }
+  void append(std::vector<int64_t> &Out) const {
+    Out.insert(Out.end(), {StepsGap[0], StepsGap[1], GpuCpu[0], GpuCpu[1]});
+  }
+};
+
+/// The latest end pushed into a task of one kind (start or Sync), the task
+/// it came from and the totals of that one's path: the lower id on a tie.
+struct Bound {
+  int64_t End = Unset;
+  TaskId Src = NoId;
+  PathTotals Path;
+
+  void offer(int64_t En, TaskId From, const PathTotals &P) {
+    if (From == NoId)
+      return;
+    if (Src == NoId || En > End || (En == End && From < Src)) {
+      End = En;
+      Src = From;
+      Path = P;
+    }
+  }
+};
+
+/// What other processes pushed into one of our tasks, and along how many
+/// edges.
+struct Arrival {
+  Bound StartB, EndB;
+  uint32_t Edges = 0;
+};
+
+class WindowedWalk : public WalkBase {
+public:
+  /// \p Observer, if any, is shown this process's tasks.
+  WindowedWalk(const Graph &G, ProcessGroup &PG, uint64_t Window,
+               TaskTimeObserver *Observer);
+
+  /// Walks the tasks, adding up the critical path if \p CriticalPath.
+  void walk(bool CriticalPath);
+  /// Process 0: every process's sums and path added up into the result;
+  /// the others: send theirs, and None.
+  llvm::Optional<SimResult> reduce(bool CriticalPath,
+                                   std::vector<ProcessShare> *Shares);
+
+private:
+  template <bool Path> void walkTasks();
+  /// Shows the observer task \p T, in runs of consecutive tasks.
+  void observe(TaskId T, int64_t St, int64_t En);
+  /// Applies a time message from another process.
+  void apply(llvm::ArrayRef<int64_t> M);
+  /// Receives until \p Edges edges into our task \p T have arrived, and
+  /// hands over what they pushed.
+  Arrival waitFor(TaskId T, uint32_t Edges);
+  /// After task \p T ended at \p En with path \p P: its edge into a group,
+  /// if any, and the group's message once its last edge is in.
+  void pushInto(TaskId T, int64_t En, const PathTotals &P);
+
+  const SweepCrossings X;
+  const uint64_t Mask;
+  TaskTimeObserver *const Observer;
+  /// The ring: per slot, the bounds pushed by our tasks into the slot's
+  /// next task of ours and their sources, and once a task of ours is
+  /// visited, the totals of the path that ends there.
+  std::vector<int64_t> StartBound, EndBound;
+  std::vector<TaskId> StartSource, EndSource;
+  std::vector<PathTotals> TaskPath;
+  /// Per lane: its last task, that one's end and path.
+  std::vector<TaskId> LaneLast;
+  std::vector<int64_t> LaneEnd;
+  std::vector<PathTotals> LanePath;
+  llvm::DenseMap<TaskId, Arrival> Arrived;
+  /// Per group of X: its edges to go and what they pushed so far.
+  std::vector<Arrival> Groups;
+  size_t NextInto = 0;
+  /// This process's lanes and iterations; its task that ends last (the
+  /// lower id on a tie) and the path that ends there.
+  SimResult Partial;
+  SummaryBuilder Summary;
+  /// Tasks handed to the observer at a time, and the run being filled.
+  static constexpr size_t ObservedRun = 4096;
+  std::vector<int64_t> RunStart, RunEnd;
+  TaskId RunFirst = 0;
+  size_t RunLength = 0;
+  int64_t LastEnd = Unset;
+  TaskId LastTask = NoId;
+  PathTotals LastPath;
+};
+
+WindowedWalk::WindowedWalk(const Graph &G, ProcessGroup &PG, uint64_t Window,
+                           TaskTimeObserver *Observer)
+    : WalkBase(G, PG), X(findSweepCrossings(G, Owner, Me)), Mask(Window - 1),
+      Observer(Observer), StartBound(Window, 0), EndBound(Window, Unset),
+      StartSource(Window, NoId), EndSource(Window, NoId), TaskPath(Window),
+      LaneLast(G.numLanes(), NoId), LaneEnd(G.numLanes(), 0),
+      LanePath(G.numLanes()), Summary(G, Partial) {
+  if (Observer) {
+    RunStart.resize(ObservedRun);
+    RunEnd.resize(ObservedRun);
+  }
+  Groups.resize(X.Groups.size());
+  for (size_t I = 0; I != X.Groups.size(); ++I)
+    Groups[I].Edges = X.Groups[I].Edges;
+}
+
+void WindowedWalk::apply(llvm::ArrayRef<int64_t> M) {
+  if (M[0] == FromTask) {
+    const TaskId Src = static_cast<TaskId>(M[1]);
+    const PathTotals P = PathTotals::of(&M[3]);
+    llvm::ArrayRef<Edge> Edges = G.edgeSlots();
+    auto It =
+        std::lower_bound(Edges.begin(), Edges.end(), Src,
+                         [](const Edge &E, TaskId T) { return E.Src < T; });
+    for (; It != Edges.end() && It->Src == Src; ++It) {
+      if (!owns(It->Dst))
+        continue;
+      Arrival &A = Arrived[It->Dst];
+      (It->Kind == EdgeKind::Sync ? A.EndB : A.StartB).offer(M[2], Src, P);
+      ++A.Edges;
+    }
+    return;
+  }
+  Arrival &A = Arrived[static_cast<TaskId>(M[1])];
+  A.StartB.offer(M[2], static_cast<TaskId>(M[3]), PathTotals::of(&M[7]));
+  A.EndB.offer(M[4], static_cast<TaskId>(M[5]), PathTotals::of(&M[11]));
+  A.Edges += static_cast<uint32_t>(M[6]);
+}
+
+Arrival WindowedWalk::waitFor(TaskId T, uint32_t Edges) {
+  auto Have = [&] {
+    auto It = Arrived.find(T);
+    return It != Arrived.end() && It->second.Edges == Edges;
+  };
+  if (!Have()) {
+    ++Share.Waits;
+    const auto Began = std::chrono::steady_clock::now();
+    do {
+      Message.clear();
+      PG.receive(ProcessGroup::AnyProcess, ProcessGroup::Channel::Times,
+                 Message);
+      apply(Message);
+    } while (!Have());
+    Share.WaitNs += nanosecondsSince(Began);
+  }
+  auto It = Arrived.find(T);
+  Arrival A = It->second;
+  Arrived.erase(It);
+  return A;
+}
+
+void WindowedWalk::pushInto(TaskId T, int64_t En, const PathTotals &P) {
+  if (NextInto == X.Into.size() || X.Into[NextInto].From != T)
+    return;
+  const SweepCrossings::IntoEdge &E = X.Into[NextInto++];
+  Arrival &Gr = Groups[E.Group];
+  (E.Sync ? Gr.EndB : Gr.StartB).offer(En, T, P);
+  if (--Gr.Edges != 0)
+    return;
+  const SweepCrossings::Group &To = X.Groups[E.Group];
+  const Bound &S = Gr.StartB, &D = Gr.EndB;
+  Message.clear();
+  Message.insert(Message.end(),
+                 {IntoTask, static_cast<int64_t>(To.Into), S.End,
+                  static_cast<int64_t>(S.Src), D.End,
+                  static_cast<int64_t>(D.Src), static_cast<int64_t>(To.Edges)});
+  S.Path.append(Message);
+  D.Path.append(Message);
+  PG.send(To.Owner, ProcessGroup::Channel::Times, Message);
+  ++Share.Messages;
+}
+
+void WindowedWalk::walk(bool CriticalPath) {
+  if (CriticalPath)
+    walkTasks<true>();
+  else
+    walkTasks<false>();
+  if (RunLength)
+    Observer->ran(RunFirst, llvm::makeArrayRef(RunStart.data(), RunLength),
+                  llvm::makeArrayRef(RunEnd.data(), RunLength));
+}
+
+template <bool Path> void WindowedWalk::walkTasks() {
+  const size_t N = G.numTaskSlots();
+  const Task *Tasks = G.taskSlots().data();
+  const Edge *Edges = G.edgeSlots().data();
+  const Edge *const EdgesEnd = Edges + G.edgeSlots().size();
+  // The arrays in locals, which the compiler then need not reload after
+  // every store of a time.
+  const uint32_t *Own = Owner.data();
+  int64_t *SBound = StartBound.data(), *EBound = EndBound.data();
+  TaskId *SSource = StartSource.data(), *ESource = EndSource.data();
+  PathTotals *TPath = TaskPath.data(), *LPath = LanePath.data();
+  TaskId *LLast = LaneLast.data();
+  int64_t *LEnd = LaneEnd.data();
+  const uint64_t M = Mask;
+  // Per lane, which half of PathTotals::GpuCpu its work goes to: all ones
+  // there, zeros in the other; zeros in both for a communication channel.
+  std::vector<Pair> LaneMask;
+  for (const Lane &L : G.lanes())
+    LaneMask.push_back(Pair{L.Kind == LaneKind::GpuStream ? -1 : 0,
+                            L.Kind == LaneKind::CpuThread ? -1 : 0});
+  size_t NextRemote = 0, NextWaiting = 0;
+  static const PathTotals None;
+  Arrival A; // what other processes pushed into the task, where any did
+  for (TaskId T = 0; T != N; ++T) {
+    const Task &Tk = Tasks[T];
+    const LaneId L = Tk.Lane;
+    if (Own[L] != Me) {
+      while (Edges != EdgesEnd && Edges->Src == T)
+        ++Edges;
+      continue;
+    }
+    // What our tasks pushed into T (a slot without a push holds 0 for the
+    // start, as times run from 0, and Unset for the end), then what other
+    // processes did.
+    const uint64_t Slot = T & M;
+    int64_t SB = SBound[Slot], EB = EBound[Slot];
+    TaskId SS = SSource[Slot], ES = ESource[Slot];
+    const PathTotals *SP = nullptr, *EP = nullptr;
+    if constexpr (Path) {
+      SP = SS != NoId ? &TPath[SS & M] : nullptr;
+      EP = ES != NoId ? &TPath[ES & M] : nullptr;
+    }
+    if (NextWaiting != X.Waiting.size() && X.Waiting[NextWaiting].first == T) {
+      A = waitFor(T, X.Waiting[NextWaiting++].second);
+      if (A.StartB.Src != NoId && (SS == NoId || A.StartB.End > SB ||
+                                   (A.StartB.End == SB && A.StartB.Src < SS))) {
+        SB = A.StartB.End;
+        SS = A.StartB.Src;
+        SP = &A.StartB.Path;
+      }
+      if (A.EndB.Src != NoId && (ES == NoId || A.EndB.End > EB ||
+                                 (A.EndB.End == EB && A.EndB.Src < ES))) {
+        EB = A.EndB.End;
+        ES = A.EndB.Src;
+        EP = &A.EndB.Path;
+      }
+    }
+    int64_t St = SB;
+    const TaskId Lp = LLast[L];
+    const int64_t LpEnd = LEnd[L];
+    if (Lp != NoId)
+      St = std::max(St, LpEnd);
+    St += Tk.GapNs;
+    const int64_t En = std::max(St + Tk.DurationNs, EB);
+
+    PathTotals P;
+    if constexpr (Path) {
+      // The path T's step extends (the file comment says which).
+      const bool Held = En > St + Tk.DurationNs;
+      const bool ByLane =
+          Lp != NoId && (SS == NoId || LpEnd > SB || (LpEnd == SB && Lp < SS));
+      P = Held ? *EP : ByLane ? LPath[L] : SP ? *SP : None;
+      // A task held past its duration adds no time (its wait overlaps
+      // what it waited for).
+      const int64_t Gap = Held ? 0 : Tk.GapNs;
+      const int64_t Work = Held ? 0 : Tk.DurationNs;
+      P.StepsGap += Pair{1, Gap};
+      P.GpuCpu += LaneMask[L] & Pair{Work, Work};
+      TPath[Slot] = P;
+      LPath[L] = P;
+    }
+    if (En > LastEnd) {
+      LastEnd = En;
+      LastTask = T;
+      LastPath = P;
+    }
+    SBound[Slot] = 0;
+    EBound[Slot] = Unset;
+    SSource[Slot] = NoId;
+    ESource[Slot] = NoId;
+    LLast[L] = T;
+    LEnd[L] = En;
+    Summary.add(Tk, St, En);
+    if (Observer)
+      observe(T, St, En);
+    noteVisited(Tk);
+
+    // Pushed along our edges as the windowed sweep pushes: sources come in
+    // increasing ids, so on a tie the first stays.
+    for (; Edges != EdgesEnd && Edges->Src == T; ++Edges) {
+      if (Own[Tasks[Edges->Dst].Lane] != Me)
+        continue;
+      const uint64_t To = Edges->Dst & M;
+      if (Edges->Kind == EdgeKind::Sync) {
+        if (En > EBound[To]) {
+          EBound[To] = En;
+          ESource[To] = T;
+        }
+      } else if (En > SBound[To] || SSource[To] == NoId) {
+        SBound[To] = En;
+        SSource[To] = T;
+      }
+    }
+    if (NextRemote != X.Remote.size() && X.Remote[NextRemote].first == T) {
+      Message.clear();
+      Message.insert(Message.end(), {FromTask, static_cast<int64_t>(T), En});
+      P.append(Message);
+      sendEnd(X.Remote, T, Message, NextRemote);
+    }
+    pushInto(T, En, P);
+  }
+}
+
+void WindowedWalk::observe(TaskId T, int64_t St, int64_t En) {
+  if (RunLength == ObservedRun || (RunLength && T != RunFirst + RunLength)) {
+    Observer->ran(RunFirst, llvm::makeArrayRef(RunStart.data(), RunLength),
+                  llvm::makeArrayRef(RunEnd.data(), RunLength));
+    RunLength = 0;
+  }
+  if (RunLength == 0)
+    RunFirst = T;
+  RunStart[RunLength] = St;
+  RunEnd[RunLength] = En;
+  ++RunLength;
+}
+
+llvm::Optional<SimResult>
+WindowedWalk::reduce(bool CriticalPath, std::vector<ProcessShare> *Shares) {
+  constexpr auto Results = ProcessGroup::Channel::Results;
+  // The share and earliest recorded start, then the last task's end, id
+  // and path and the sums' length; then the sums, then what the observer
+  // saw.
+  constexpr size_t HeadValues = ShareValues + 7;
+  if (Me != 0) {
+    std::vector<int64_t> Out;
+    appendShare(Out);
+    Out.insert(Out.end(), {LastEnd, static_cast<int64_t>(LastTask)});
+    LastPath.append(Out);
+    Out.push_back(0);
+    Summary.pack(Out);
+    Out[HeadValues - 1] = static_cast<int64_t>(Out.size() - HeadValues);
+    if (Observer)
+      Observer->pack(Out);
+    PG.send(0, Results, Out);
+    PG.finishSends();
+    return llvm::None;
+  }
+  const unsigned Processes = PG.size();
+  if (Shares)
+    Shares->assign(Processes, ProcessShare());
+  std::vector<int64_t> In;
+  for (unsigned P = 1; P != Processes; ++P) {
+    In.clear();
+    PG.receive(P, Results, In);
+    const ProcessShare Theirs = shareFrom(In.data(), MinStart);
+    if (Shares)
+      (*Shares)[P] = Theirs;
+    const int64_t *V = In.data() + ShareValues;
+    const TaskId Last = static_cast<TaskId>(V[1]);
+    if (Last != NoId && (LastTask == NoId || V[0] > LastEnd ||
+                         (V[0] == LastEnd && Last < LastTask))) {
+      LastEnd = V[0];
+      LastTask = Last;
+      LastPath = PathTotals::of(&V[2]);
+    }
+    llvm::ArrayRef<int64_t> Sums =
+        llvm::makeArrayRef(In).drop_front(HeadValues);
+    const size_t SumsSize = static_cast<size_t>(In[HeadValues - 1]);
+    const bool Merged =
+        Summary.merge(Sums.take_front(SumsSize)) &&
+        (!Observer || Observer->merge(Sums.drop_front(SumsSize)));
+    assert(Merged && "every process measures the same graph's lanes");
+    (void)Merged;
+  }
+  if (Shares)
+    (*Shares)[0] = Share;
+  Partial.OriginNs = MinStart; // the graph has tasks: sweepWindow() says so
+  Summary.finish(MinStart);
+  SimResult R = std::move(Partial);
+  if (Observer) {
+    Observer->finish(MinStart);
+    R.Observed = Observer->complete();
+  }
+  if (CriticalPath) {
+    CriticalPathTotals C;
+    C.NumSteps = static_cast<uint64_t>(LastPath.StepsGap[0]);
+    C.GapNs = LastPath.StepsGap[1];
+    const int64_t Gpu = LastPath.GpuCpu[0], Cpu = LastPath.GpuCpu[1];
+    C.ByLaneKind[unsigned(LaneKind::GpuStream)] = Gpu;
+    C.ByLaneKind[unsigned(LaneKind::CpuThread)] = Cpu;
+    // Every step puts its gap and its work on the path, which runs from
+    // the origin (time 0 here) to its last task's end.
+    C.ByLaneKind[unsigned(LaneKind::CommChannel)] =
+        LastEnd - C.GapNs - Gpu - Cpu;
+    R.CriticalPath = C;
+  }
+  R.Engine = SimEngine::DistributedWindowed;
+  return R;
+}
+
+} // namespace
+
+llvm::Optional<SimResult>
+dd::sim::simulateWindowedOverProcesses(const Graph &G, const SimOptions &Opts,
+                                       uint64_t Window, ProcessGroup &PG,
+                                       std::vector<ProcessShare> *Shares) {
+  auto Began = std::chrono::steady_clock::now();
+  WindowedWalk W(G, PG, Window, Opts.Observer);
+  W.share().SetupNs = nanosecondsSince(Began);
+  Began = std::chrono::steady_clock::now();
+  W.walk(Opts.CriticalPath);
+  W.finish();
+  W.share().WalkNs = nanosecondsSince(Began);
+  const auto Reducing = std::chrono::steady_clock::now();
+  llvm::Optional<SimResult> R = W.reduce(Opts.CriticalPath, Shares);
+  if (R && Shares)
+    (*Shares)[0].GatherNs = nanosecondsSince(Reducing);
+  return R;
+}
