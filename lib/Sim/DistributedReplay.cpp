@@ -43,15 +43,39 @@ ProcessGroup::~ProcessGroup() = default;
 
 std::vector<uint32_t> dd::assignLanesToProcesses(const Graph &G,
                                                  unsigned Processes) {
+  return assignLanes(G, Processes, nullptr);
+}
+
+std::vector<uint32_t> dd::sim::assignLanes(const Graph &G, unsigned Processes,
+                                           std::vector<RankRun> *Runs) {
   std::vector<uint32_t> Owner(G.numLanes(), 0);
-  if (Processes <= 1)
+  const bool AllLive = G.numTasks() == G.numTaskSlots();
+  if (!(Runs && AllLive) && Processes <= 1)
     return Owner;
   std::vector<uint64_t> LaneTasks(G.numLanes(), 0);
-  const bool AllLive = G.numTasks() == G.numTaskSlots();
   llvm::ArrayRef<Task> Tasks = G.taskSlots();
-  for (TaskId T = 0, N = Tasks.size(); T != N; ++T)
-    if (AllLive || G.isLive(T))
-      ++LaneTasks[Tasks[T].Lane];
+  if (Runs && AllLive) {
+    // The same pass finds the runs of one rank's tasks: the walks then
+    // skip other processes' runs without reading their tasks.
+    std::vector<int32_t> LaneRank;
+    for (const Lane &L : G.lanes())
+      LaneRank.push_back(L.Rank);
+    int32_t Last = 0;
+    for (TaskId T = 0, N = Tasks.size(); T != N; ++T) {
+      const LaneId L = Tasks[T].Lane;
+      ++LaneTasks[L];
+      if (LaneRank[L] != Last || T == 0) {
+        Last = LaneRank[L];
+        Runs->push_back({T, Last});
+      }
+    }
+  } else {
+    for (TaskId T = 0, N = Tasks.size(); T != N; ++T)
+      if (AllLive || G.isLive(T))
+        ++LaneTasks[Tasks[T].Lane];
+  }
+  if (Processes <= 1)
+    return Owner;
   // Every rank, with or without live tasks, so that a rank's process does
   // not depend on which others the symmetry reduction left out.
   std::map<int32_t, uint64_t> RankTasks;
@@ -95,6 +119,26 @@ std::vector<uint32_t> dd::assignLanesToProcesses(const Graph &G,
     if (LowestFeeder[L] >= 0)
       Owner[L] = RankOwner[LowestFeeder[L]];
   return Owner;
+}
+
+WalkBase::WalkBase(const Graph &G, ProcessGroup &PG)
+    : G(G), PG(PG), Me(PG.index()) {
+  std::vector<RankRun> Runs;
+  Owner = assignLanes(G, PG.size(), &Runs);
+  llvm::DenseMap<int32_t, uint32_t> RankOwner; // keys: rank + 1
+  for (LaneId L = 0; L != G.numLanes(); ++L)
+    RankOwner[G.lane(L).Rank + 1] = Owner[L];
+  const TaskId N = static_cast<TaskId>(G.numTaskSlots());
+  for (size_t I = 0; I != Runs.size(); ++I) {
+    if (Runs[I].Rank >= 0 && RankOwner.lookup(Runs[I].Rank + 1) != Me)
+      continue;
+    const TaskId Begin = Runs[I].Begin;
+    const TaskId End = I + 1 != Runs.size() ? Runs[I + 1].Begin : N;
+    if (!OwnedRuns.empty() && OwnedRuns.back().second == Begin)
+      OwnedRuns.back().second = End;
+    else
+      OwnedRuns.emplace_back(Begin, End);
+  }
 }
 
 namespace {
@@ -350,35 +394,37 @@ void PushWalk::waitFor(const uint32_t &Left) {
 }
 
 void PushWalk::walk() {
-  const size_t N = G.numTaskSlots();
   const Task *Tasks = G.taskSlots().data();
   const Edge *Edges = G.edgeSlots().data();
   const Edge *const EdgesEnd = Edges + G.edgeSlots().size();
   size_t NextRemote = 0, NextWaiting = 0;
-  for (TaskId T = 0; T != N; ++T) {
-    const Task &Tk = Tasks[T];
-    if (Owner[Tk.Lane] != Me) {
-      while (Edges != EdgesEnd && Edges->Src == T)
-        ++Edges;
-      continue;
+  for (auto [Begin, RunEnd] : OwnedRuns) {
+    Edges = edgesFrom(Edges, EdgesEnd, Begin);
+    for (TaskId T = Begin; T != RunEnd; ++T) {
+      const Task &Tk = Tasks[T];
+      if (Owner[Tk.Lane] != Me) {
+        while (Edges != EdgesEnd && Edges->Src == T)
+          ++Edges;
+        continue;
+      }
+      if (NextWaiting != X.Waiting.size() && X.Waiting[NextWaiting].first == T)
+        waitFor(X.Waiting[NextWaiting++].second);
+      int64_t St = Start[T];
+      if (TaskId P = LaneLast[Tk.Lane]; P != NoId)
+        St = std::max(St, End[P]);
+      LaneLast[Tk.Lane] = T;
+      St += Tk.GapNs;
+      const int64_t En = std::max(St + Tk.DurationNs, End[T]);
+      Start[T] = St;
+      End[T] = En;
+      noteVisited(Tk);
+      for (; Edges != EdgesEnd && Edges->Src == T; ++Edges)
+        if (Owner[Tasks[Edges->Dst].Lane] == Me)
+          push(*Edges, En);
+      const int64_t Values[] = {FromTask, static_cast<int64_t>(T), En};
+      sendEnd(X.Remote, T, Values, NextRemote);
+      pushInto(T, En);
     }
-    if (NextWaiting != X.Waiting.size() && X.Waiting[NextWaiting].first == T)
-      waitFor(X.Waiting[NextWaiting++].second);
-    int64_t St = Start[T];
-    if (TaskId P = LaneLast[Tk.Lane]; P != NoId)
-      St = std::max(St, End[P]);
-    LaneLast[Tk.Lane] = T;
-    St += Tk.GapNs;
-    const int64_t En = std::max(St + Tk.DurationNs, End[T]);
-    Start[T] = St;
-    End[T] = En;
-    noteVisited(Tk);
-    for (; Edges != EdgesEnd && Edges->Src == T; ++Edges)
-      if (Owner[Tasks[Edges->Dst].Lane] == Me)
-        push(*Edges, En);
-    const int64_t Values[] = {FromTask, static_cast<int64_t>(T), En};
-    sendEnd(X.Remote, T, Values, NextRemote);
-    pushInto(T, En);
   }
 }
 

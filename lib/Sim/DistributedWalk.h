@@ -40,6 +40,18 @@ inline uint64_t nanosecondsSince(std::chrono::steady_clock::time_point T) {
       .count();
 }
 
+/// A run of consecutive task slots on lanes of one rank (-1: of no rank),
+/// from Begin to the next run's.
+struct RankRun {
+  TaskId Begin;
+  int32_t Rank;
+};
+
+/// assignLanesToProcesses(), and where \p Runs is given and every task is
+/// live, the runs of \p G's slots in the same pass over the tasks.
+std::vector<uint32_t> assignLanes(const Graph &G, unsigned Processes,
+                                  std::vector<RankRun> *Runs);
+
 /// (task of ours, process) for each task whose end is sent to another
 /// process that has successors of it, one message each; sorted, no repeats.
 using RemoteList = std::vector<std::pair<TaskId, uint32_t>>;
@@ -47,9 +59,7 @@ using RemoteList = std::vector<std::pair<TaskId, uint32_t>>;
 /// The owners, this process's share and the sending of ends.
 class WalkBase {
 public:
-  WalkBase(const Graph &G, ProcessGroup &PG)
-      : G(G), PG(PG), Me(PG.index()),
-        Owner(assignLanesToProcesses(G, PG.size())) {}
+  WalkBase(const Graph &G, ProcessGroup &PG);
 
   ProcessShare &share() { return Share; }
   /// After the walk: every time message delivered.
@@ -98,10 +108,22 @@ protected:
     MinStart = std::min(MinStart, Tk.StartNs);
   }
 
+  /// The first of task \p B's edges at or after \p E (edges sorted by
+  /// source): where a walk that skipped to \p B resumes.
+  static const Edge *edgesFrom(const Edge *E, const Edge *End, TaskId B) {
+    return std::lower_bound(E, End, B,
+                            [](const Edge &X, TaskId T) { return X.Src < T; });
+  }
+
   const Graph &G;
   ProcessGroup &PG;
   const unsigned Me;
-  const std::vector<uint32_t> Owner;
+  std::vector<uint32_t> Owner;
+  /// Of a graph with every task live, the ranges of slots [first, second)
+  /// that may hold this process's tasks: its ranks' runs, and the runs of
+  /// lanes of no rank, whose owners are per lane. Every task of ours is
+  /// in one; a walk looks at no other.
+  std::vector<std::pair<TaskId, TaskId>> OwnedRuns;
   std::vector<int64_t> Message;
   ProcessShare Share;
   /// The earliest recorded start among this process's tasks.

@@ -117,8 +117,9 @@ private:
   /// Receives until \p Edges edges into our task \p T have arrived, and
   /// hands over what they pushed.
   Arrival waitFor(TaskId T, uint32_t Edges);
-  /// After task \p T ended at \p En with path \p P: its edge into a group,
-  /// if any, and the group's message once its last edge is in.
+  /// After task \p T, the next with an edge into a group, ended at \p En
+  /// with path \p P: that edge, and the group's message once its last
+  /// edge is in.
   void pushInto(TaskId T, int64_t En, const PathTotals &P);
 
   const SweepCrossings X;
@@ -214,8 +215,6 @@ Arrival WindowedWalk::waitFor(TaskId T, uint32_t Edges) {
 }
 
 void WindowedWalk::pushInto(TaskId T, int64_t En, const PathTotals &P) {
-  if (NextInto == X.Into.size() || X.Into[NextInto].From != T)
-    return;
   const SweepCrossings::IntoEdge &E = X.Into[NextInto++];
   Arrival &Gr = Groups[E.Group];
   (E.Sync ? Gr.EndB : Gr.StartB).offer(En, T, P);
@@ -245,7 +244,6 @@ void WindowedWalk::walk(bool CriticalPath) {
 }
 
 template <bool Path> void WindowedWalk::walkTasks() {
-  const size_t N = G.numTaskSlots();
   const Task *Tasks = G.taskSlots().data();
   const Edge *Edges = G.edgeSlots().data();
   const Edge *const EdgesEnd = Edges + G.edgeSlots().size();
@@ -267,103 +265,111 @@ template <bool Path> void WindowedWalk::walkTasks() {
   size_t NextRemote = 0, NextWaiting = 0;
   static const PathTotals None;
   Arrival A; // what other processes pushed into the task, where any did
-  for (TaskId T = 0; T != N; ++T) {
-    const Task &Tk = Tasks[T];
-    const LaneId L = Tk.Lane;
-    if (Own[L] != Me) {
-      while (Edges != EdgesEnd && Edges->Src == T)
-        ++Edges;
-      continue;
-    }
-    // What our tasks pushed into T (a slot without a push holds 0 for the
-    // start, as times run from 0, and Unset for the end), then what other
-    // processes did.
-    const uint64_t Slot = T & M;
-    int64_t SB = SBound[Slot], EB = EBound[Slot];
-    TaskId SS = SSource[Slot], ES = ESource[Slot];
-    const PathTotals *SP = nullptr, *EP = nullptr;
-    if constexpr (Path) {
-      SP = SS != NoId ? &TPath[SS & M] : nullptr;
-      EP = ES != NoId ? &TPath[ES & M] : nullptr;
-    }
-    if (NextWaiting != X.Waiting.size() && X.Waiting[NextWaiting].first == T) {
-      A = waitFor(T, X.Waiting[NextWaiting++].second);
-      if (A.StartB.Src != NoId && (SS == NoId || A.StartB.End > SB ||
-                                   (A.StartB.End == SB && A.StartB.Src < SS))) {
-        SB = A.StartB.End;
-        SS = A.StartB.Src;
-        SP = &A.StartB.Path;
-      }
-      if (A.EndB.Src != NoId && (ES == NoId || A.EndB.End > EB ||
-                                 (A.EndB.End == EB && A.EndB.Src < ES))) {
-        EB = A.EndB.End;
-        ES = A.EndB.Src;
-        EP = &A.EndB.Path;
-      }
-    }
-    int64_t St = SB;
-    const TaskId Lp = LLast[L];
-    const int64_t LpEnd = LEnd[L];
-    if (Lp != NoId)
-      St = std::max(St, LpEnd);
-    St += Tk.GapNs;
-    const int64_t En = std::max(St + Tk.DurationNs, EB);
-
-    PathTotals P;
-    if constexpr (Path) {
-      // The path T's step extends (the file comment says which).
-      const bool Held = En > St + Tk.DurationNs;
-      const bool ByLane =
-          Lp != NoId && (SS == NoId || LpEnd > SB || (LpEnd == SB && Lp < SS));
-      P = Held ? *EP : ByLane ? LPath[L] : SP ? *SP : None;
-      // A task held past its duration adds no time (its wait overlaps
-      // what it waited for).
-      const int64_t Gap = Held ? 0 : Tk.GapNs;
-      const int64_t Work = Held ? 0 : Tk.DurationNs;
-      P.StepsGap += Pair{1, Gap};
-      P.GpuCpu += LaneMask[L] & Pair{Work, Work};
-      TPath[Slot] = P;
-      LPath[L] = P;
-    }
-    if (En > LastEnd) {
-      LastEnd = En;
-      LastTask = T;
-      LastPath = P;
-    }
-    SBound[Slot] = 0;
-    EBound[Slot] = Unset;
-    SSource[Slot] = NoId;
-    ESource[Slot] = NoId;
-    LLast[L] = T;
-    LEnd[L] = En;
-    Summary.add(Tk, St, En);
-    if (Observer)
-      observe(T, St, En);
-    noteVisited(Tk);
-
-    // Pushed along our edges as the windowed sweep pushes: sources come in
-    // increasing ids, so on a tie the first stays.
-    for (; Edges != EdgesEnd && Edges->Src == T; ++Edges) {
-      if (Own[Tasks[Edges->Dst].Lane] != Me)
+  for (auto [Begin, RunEnd] : OwnedRuns) {
+    Edges = edgesFrom(Edges, EdgesEnd, Begin);
+    for (TaskId T = Begin; T != RunEnd; ++T) {
+      const Task &Tk = Tasks[T];
+      const LaneId L = Tk.Lane;
+      if (Own[L] != Me) {
+        while (Edges != EdgesEnd && Edges->Src == T)
+          ++Edges;
         continue;
-      const uint64_t To = Edges->Dst & M;
-      if (Edges->Kind == EdgeKind::Sync) {
-        if (En > EBound[To]) {
-          EBound[To] = En;
-          ESource[To] = T;
-        }
-      } else if (En > SBound[To] || SSource[To] == NoId) {
-        SBound[To] = En;
-        SSource[To] = T;
       }
+      // What our tasks pushed into T (a slot without a push holds 0 for the
+      // start, as times run from 0, and Unset for the end), then what other
+      // processes did.
+      const uint64_t Slot = T & M;
+      int64_t SB = SBound[Slot], EB = EBound[Slot];
+      TaskId SS = SSource[Slot], ES = ESource[Slot];
+      const PathTotals *SP = nullptr, *EP = nullptr;
+      if constexpr (Path) {
+        SP = SS != NoId ? &TPath[SS & M] : nullptr;
+        EP = ES != NoId ? &TPath[ES & M] : nullptr;
+      }
+      if (NextWaiting != X.Waiting.size() &&
+          X.Waiting[NextWaiting].first == T) {
+        A = waitFor(T, X.Waiting[NextWaiting++].second);
+        if (A.StartB.Src != NoId &&
+            (SS == NoId || A.StartB.End > SB ||
+             (A.StartB.End == SB && A.StartB.Src < SS))) {
+          SB = A.StartB.End;
+          SS = A.StartB.Src;
+          SP = &A.StartB.Path;
+        }
+        if (A.EndB.Src != NoId && (ES == NoId || A.EndB.End > EB ||
+                                   (A.EndB.End == EB && A.EndB.Src < ES))) {
+          EB = A.EndB.End;
+          ES = A.EndB.Src;
+          EP = &A.EndB.Path;
+        }
+      }
+      int64_t St = SB;
+      const TaskId Lp = LLast[L];
+      const int64_t LpEnd = LEnd[L];
+      if (Lp != NoId)
+        St = std::max(St, LpEnd);
+      St += Tk.GapNs;
+      const int64_t En = std::max(St + Tk.DurationNs, EB);
+
+      PathTotals P;
+      if constexpr (Path) {
+        // The path T's step extends (the file comment says which).
+        const bool Held = En > St + Tk.DurationNs;
+        const bool ByLane = Lp != NoId && (SS == NoId || LpEnd > SB ||
+                                           (LpEnd == SB && Lp < SS));
+        P = Held ? *EP : ByLane ? LPath[L] : SP ? *SP : None;
+        // A task held past its duration adds no time (its wait overlaps
+        // what it waited for).
+        const int64_t Gap = Held ? 0 : Tk.GapNs;
+        const int64_t Work = Held ? 0 : Tk.DurationNs;
+        P.StepsGap += Pair{1, Gap};
+        P.GpuCpu += LaneMask[L] & Pair{Work, Work};
+        TPath[Slot] = P;
+        LPath[L] = P;
+      }
+      if (En > LastEnd) {
+        LastEnd = En;
+        LastTask = T;
+        LastPath = P;
+      }
+      SBound[Slot] = 0;
+      EBound[Slot] = Unset;
+      SSource[Slot] = NoId;
+      ESource[Slot] = NoId;
+      LLast[L] = T;
+      LEnd[L] = En;
+      Summary.add(Tk, St, En);
+      if (Observer)
+        observe(T, St, En);
+      noteVisited(Tk);
+
+      // Pushed along our edges as the windowed sweep pushes: sources come in
+      // increasing ids, so on a tie the first stays.
+      for (; Edges != EdgesEnd && Edges->Src == T; ++Edges) {
+        if (Own[Tasks[Edges->Dst].Lane] != Me)
+          continue;
+        const uint64_t To = Edges->Dst & M;
+        if (Edges->Kind == EdgeKind::Sync) {
+          if (En > EBound[To]) {
+            EBound[To] = En;
+            ESource[To] = T;
+          }
+        } else if (En > SBound[To] || SSource[To] == NoId) {
+          SBound[To] = En;
+          SSource[To] = T;
+        }
+      }
+      // The rare crossings read T's path back from its slot (all zeros
+      // without the path), so that P itself stays in registers.
+      if (NextRemote != X.Remote.size() && X.Remote[NextRemote].first == T) {
+        Message.clear();
+        Message.insert(Message.end(), {FromTask, static_cast<int64_t>(T), En});
+        TPath[Slot].append(Message);
+        sendEnd(X.Remote, T, Message, NextRemote);
+      }
+      if (NextInto != X.Into.size() && X.Into[NextInto].From == T)
+        pushInto(T, En, TPath[Slot]);
     }
-    if (NextRemote != X.Remote.size() && X.Remote[NextRemote].first == T) {
-      Message.clear();
-      Message.insert(Message.end(), {FromTask, static_cast<int64_t>(T), En});
-      P.append(Message);
-      sendEnd(X.Remote, T, Message, NextRemote);
-    }
-    pushInto(T, En, P);
   }
 }
 
