@@ -232,61 +232,6 @@ int64_t TimesWalk::gather(const OrderT &Order,
   return Origin;
 }
 
-} // namespace
-
-SweepCrossings dd::sim::findSweepCrossings(const Graph &G,
-                                           llvm::ArrayRef<uint32_t> Owner,
-                                           unsigned Me) {
-  SweepCrossings X;
-  llvm::ArrayRef<Task> Tasks = G.taskSlots();
-  auto OwnerOf = [&](TaskId T) { return Owner[Tasks[T].Lane]; };
-  // The edge array is sorted by source, so each task's crossing edges are
-  // found together.
-  llvm::ArrayRef<Edge> Edges = G.edgeSlots();
-  llvm::DenseMap<TaskId, uint32_t> GroupOf;
-  std::vector<TaskId> Incoming;
-  for (size_t I = 0; I != Edges.size();) {
-    const TaskId Src = Edges[I].Src;
-    const bool Ours = OwnerOf(Src) == Me;
-    size_t End = I;
-    unsigned Crossing = 0;
-    const Edge *Only = nullptr;
-    for (; End != Edges.size() && Edges[End].Src == Src; ++End) {
-      const bool DstOurs = OwnerOf(Edges[End].Dst) == Me;
-      if (Ours && !DstOurs) {
-        ++Crossing;
-        Only = &Edges[End];
-      } else if (!Ours && DstOurs) {
-        Incoming.push_back(Edges[End].Dst);
-      }
-    }
-    if (Crossing == 1) {
-      auto [It, New] = GroupOf.try_emplace(Only->Dst, X.Groups.size());
-      if (New)
-        X.Groups.push_back({Only->Dst, OwnerOf(Only->Dst)});
-      ++X.Groups[It->second].Edges;
-      X.Into.push_back({Src, It->second, Only->Kind == EdgeKind::Sync});
-    } else if (Crossing > 1) {
-      for (size_t J = I; J != End; ++J)
-        if (uint32_t To = OwnerOf(Edges[J].Dst); To != Me)
-          X.Remote.emplace_back(Src, To);
-    }
-    I = End;
-  }
-  llvm::sort(X.Remote);
-  X.Remote.erase(std::unique(X.Remote.begin(), X.Remote.end()), X.Remote.end());
-  // Edges from elsewhere, counted per task.
-  llvm::sort(Incoming);
-  for (TaskId D : Incoming)
-    if (X.Waiting.empty() || X.Waiting.back().first != D)
-      X.Waiting.emplace_back(D, 1);
-    else
-      ++X.Waiting.back().second;
-  return X;
-}
-
-namespace {
-
 /// The walk over slot order of a graph as read from a file: each end is
 /// pushed along the task's edges (sorted by source, each to a higher id),
 /// and a task another process owns is skipped, its edges with it. What
@@ -302,10 +247,13 @@ public:
     End.assign(N, Unset);
     LaneLast.assign(G.numLanes(), NoId);
     for (const SweepCrossings::Group &Gr : X.Groups)
-      Groups.push_back({Gr.Edges});
+      Groups.push_back({Gr.Edges + Gr.Children});
+    OpenGroups = Groups.size();
   }
 
   void walk();
+  /// After the walk: receives until every group has gone up its tree.
+  void drain();
 
 private:
   /// The count in X.Waiting of task \p D: its edges from elsewhere yet to
@@ -318,6 +266,8 @@ private:
   /// After task \p T ended at \p En: its edge into a group, if any, and
   /// the group's message once its last edge is in.
   void pushInto(TaskId T, int64_t En);
+  /// Sends group \p I's message up its tree.
+  void sendGroup(uint32_t I);
   /// Applies a time message.
   void apply(llvm::ArrayRef<int64_t> M);
   /// Pushes \p Src's end \p En along its edges to our tasks.
@@ -331,13 +281,16 @@ private:
 
   SweepCrossings X;
   std::vector<TaskId> LaneLast;
-  /// Per group of X: its edges to go and its bounds so far.
+  /// Per group of X: its edges and messages from below to go, its bounds
+  /// so far and the edges they stand for.
   struct GroupBounds {
     uint32_t Left;
     int64_t StartBound = Unset, EndBound = Unset;
+    uint32_t Edges = 0;
   };
   std::vector<GroupBounds> Groups;
   size_t NextInto = 0;
+  size_t OpenGroups = 0;
 };
 
 void PushWalk::pushInto(TaskId T, int64_t En) {
@@ -347,25 +300,51 @@ void PushWalk::pushInto(TaskId T, int64_t En) {
   GroupBounds &Gr = Groups[E.Group];
   int64_t &Bound = E.Sync ? Gr.EndBound : Gr.StartBound;
   Bound = std::max(Bound, En);
-  if (--Gr.Left != 0)
-    return;
-  const SweepCrossings::Group &To = X.Groups[E.Group];
-  const int64_t Values[] = {IntoTask, static_cast<int64_t>(To.Into),
+  ++Gr.Edges;
+  if (--Gr.Left == 0)
+    sendGroup(E.Group);
+}
+
+void PushWalk::sendGroup(uint32_t I) {
+  const GroupBounds &Gr = Groups[I];
+  const int64_t Values[] = {IntoTask, static_cast<int64_t>(X.Groups[I].Into),
                             Gr.StartBound, Gr.EndBound,
-                            static_cast<int64_t>(To.Edges)};
-  PG.send(To.Owner, ProcessGroup::Channel::Times, Values);
+                            static_cast<int64_t>(Gr.Edges)};
+  PG.send(X.Groups[I].Parent, ProcessGroup::Channel::Times, Values);
   ++Share.Messages;
+  --OpenGroups;
 }
 
 void PushWalk::apply(llvm::ArrayRef<int64_t> M) {
+  const TaskId D = static_cast<TaskId>(M[1]);
   if (M[0] == FromTask) {
-    pushFrom(static_cast<TaskId>(M[1]), M[2]);
+    if (auto It = X.Forward.find(D); It != X.Forward.end())
+      for (uint32_t To : It->second) {
+        PG.send(To, ProcessGroup::Channel::Times, M);
+        ++Share.Messages;
+      }
+    pushFrom(D, M[2]);
     return;
   }
-  const TaskId D = static_cast<TaskId>(M[1]);
+  if (!owns(D)) {
+    // From below in D's tree: into our group for D.
+    const uint32_t I = X.GroupOf.lookup(D);
+    GroupBounds &Gr = Groups[I];
+    Gr.StartBound = std::max(Gr.StartBound, M[2]);
+    Gr.EndBound = std::max(Gr.EndBound, M[3]);
+    Gr.Edges += static_cast<uint32_t>(M[4]);
+    if (--Gr.Left == 0)
+      sendGroup(I);
+    return;
+  }
   Start[D] = std::max(Start[D], M[2]);
   End[D] = std::max(End[D], M[3]);
   edgesToCome(D) -= static_cast<uint32_t>(M[4]);
+}
+
+void PushWalk::drain() {
+  receiveUntil([&] { return OpenGroups == 0; },
+               [&](llvm::ArrayRef<int64_t> M) { apply(M); });
 }
 
 void PushWalk::pushFrom(TaskId Src, int64_t En) {
@@ -381,16 +360,8 @@ void PushWalk::pushFrom(TaskId Src, int64_t En) {
 }
 
 void PushWalk::waitFor(const uint32_t &Left) {
-  if (Left == 0)
-    return;
-  ++Share.Waits;
-  const auto Began = std::chrono::steady_clock::now();
-  while (Left != 0) {
-    Message.clear();
-    PG.receive(ProcessGroup::AnyProcess, ProcessGroup::Channel::Times, Message);
-    apply(Message);
-  }
-  Share.WaitNs += nanosecondsSince(Began);
+  receiveUntil([&] { return Left == 0; },
+               [&](llvm::ArrayRef<int64_t> M) { apply(M); });
 }
 
 void PushWalk::walk() {
@@ -464,17 +435,13 @@ private:
 };
 
 int64_t PullWalk::endOf(TaskId P) {
-  if (End[P] != Unset || owns(P))
+  if (owns(P))
     return End[P];
-  ++Share.Waits;
-  const auto Began = std::chrono::steady_clock::now();
-  while (End[P] == Unset) {
-    Message.clear();
-    PG.receive(ProcessGroup::AnyProcess, ProcessGroup::Channel::Times, Message);
-    // The pull walk sends FromTask messages only.
-    End[static_cast<TaskId>(Message[1])] = Message[2];
-  }
-  Share.WaitNs += nanosecondsSince(Began);
+  // The pull walk sends FromTask messages only.
+  receiveUntil([&] { return End[P] != Unset; },
+               [&](llvm::ArrayRef<int64_t> M) {
+                 End[static_cast<TaskId>(M[1])] = M[2];
+               });
   return End[P];
 }
 
@@ -593,6 +560,7 @@ dd::simulateDistributed(const Graph &G, const SimOptions &Opts,
     W.share().SetupNs = nanosecondsSince(Began);
     Began = std::chrono::steady_clock::now();
     W.walk();
+    W.drain();
     const SlotOrder Slots{static_cast<TaskId>(G.numTaskSlots())};
     return finishWalk(G, W, Slots, PG, Shares, Began,
                       SimEngine::DistributedSweep);

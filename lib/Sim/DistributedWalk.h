@@ -23,6 +23,9 @@
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/DistributedReplay.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -103,6 +106,22 @@ protected:
       ++Share.Messages;
     }
   }
+  /// Receives time messages into Message, handing each to \p Apply, until
+  /// \p Done() (one wait, if there is anything to wait for).
+  template <typename DoneFn, typename ApplyFn>
+  void receiveUntil(DoneFn Done, ApplyFn Apply) {
+    if (Done())
+      return;
+    ++Share.Waits;
+    const auto Began = std::chrono::steady_clock::now();
+    do {
+      Message.clear();
+      PG.receive(ProcessGroup::AnyProcess, ProcessGroup::Channel::Times,
+                 Message);
+      Apply(llvm::ArrayRef<int64_t>(Message));
+    } while (!Done());
+    Share.WaitNs += nanosecondsSince(Began);
+  }
   void noteVisited(const Task &Tk) {
     ++Share.Tasks;
     MinStart = std::min(MinStart, Tk.StartNs);
@@ -131,17 +150,27 @@ protected:
 };
 
 /// The edges of a graph laid out as a file holds it (isSweepable()) that
-/// cross processes, found in one pass over the source-sorted edge array.
+/// cross processes, found in one pass over the source-sorted edge array
+/// (SweepCrossings.cpp), and the trees the times that many processes share
+/// go through: a collective's arrivals are combined on their way up to its
+/// barrier's process, and the barrier's end passed down, each process
+/// sending to at most two others, so that a collective of P processes
+/// costs 2 log2 P messages in a row rather than P - 1 on one process.
 struct SweepCrossings {
   /// A task of another process that some of ours, each with that one edge
-  /// to another process, push into together, in one message once the last
-  /// of them has ended.
+  /// to another process, push into together: one message, once the last
+  /// of them has ended and the messages of the processes below us in the
+  /// task's tree (Children) are in, to Parent (the task's process, or the
+  /// next one up the tree).
   struct Group {
     TaskId Into;
-    uint32_t Owner;
-    uint32_t Edges = 0;
+    uint32_t Parent;
+    uint32_t Edges = 0; ///< ours into Into
+    uint32_t Children = 0;
   };
   std::vector<Group> Groups;
+  /// Group by task, for the messages from below.
+  llvm::DenseMap<TaskId, uint32_t> GroupOf;
   /// (task of ours, its edge's group, its edge a Sync one), by task.
   struct IntoEdge {
     TaskId From;
@@ -149,8 +178,13 @@ struct SweepCrossings {
     bool Sync;
   };
   std::vector<IntoEdge> Into;
-  /// Our tasks with edges to other processes' tasks but not into a group.
+  /// Our tasks with edges to other processes' tasks but not into a group,
+  /// each with the processes its end is sent to: the first below it in
+  /// its tree.
   RemoteList Remote;
+  /// Tasks of other processes whose end we pass down their tree, with the
+  /// processes we pass it to.
+  llvm::DenseMap<TaskId, llvm::SmallVector<uint32_t, 2>> Forward;
   /// (task of ours, edges into it from other processes), sorted by task.
   std::vector<std::pair<TaskId, uint32_t>> Waiting;
 };

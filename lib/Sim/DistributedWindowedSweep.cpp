@@ -103,6 +103,8 @@ public:
 
   /// Walks the tasks, adding up the critical path if \p CriticalPath.
   void walk(bool CriticalPath);
+  /// After the walk: receives until every group has gone up its tree.
+  void drain();
   /// Process 0: every process's sums and path added up into the result;
   /// the others: send theirs, and None.
   llvm::Optional<SimResult> reduce(bool CriticalPath,
@@ -121,6 +123,8 @@ private:
   /// with path \p P: that edge, and the group's message once its last
   /// edge is in.
   void pushInto(TaskId T, int64_t En, const PathTotals &P);
+  /// Sends group \p I's message up its tree.
+  void sendGroup(uint32_t I);
 
   const SweepCrossings X;
   const uint64_t Mask;
@@ -136,9 +140,14 @@ private:
   std::vector<int64_t> LaneEnd;
   std::vector<PathTotals> LanePath;
   llvm::DenseMap<TaskId, Arrival> Arrived;
-  /// Per group of X: its edges to go and what they pushed so far.
+  /// Per group of X: its edges and messages from below to go, and what
+  /// they pushed so far (Edges: how many edges that stands for).
   std::vector<Arrival> Groups;
+  std::vector<uint32_t> Left;
   size_t NextInto = 0;
+  size_t OpenGroups = 0;
+  /// A message being sent (Message holds the one being received).
+  std::vector<int64_t> Out;
   /// This process's lanes and iterations; its task that ends last (the
   /// lower id on a tie) and the path that ends there.
   SimResult Partial;
@@ -165,13 +174,19 @@ WindowedWalk::WindowedWalk(const Graph &G, ProcessGroup &PG, uint64_t Window,
     RunEnd.resize(ObservedRun);
   }
   Groups.resize(X.Groups.size());
-  for (size_t I = 0; I != X.Groups.size(); ++I)
-    Groups[I].Edges = X.Groups[I].Edges;
+  for (const SweepCrossings::Group &Gr : X.Groups)
+    Left.push_back(Gr.Edges + Gr.Children);
+  OpenGroups = Groups.size();
 }
 
 void WindowedWalk::apply(llvm::ArrayRef<int64_t> M) {
   if (M[0] == FromTask) {
     const TaskId Src = static_cast<TaskId>(M[1]);
+    if (auto It = X.Forward.find(Src); It != X.Forward.end())
+      for (uint32_t To : It->second) {
+        PG.send(To, ProcessGroup::Channel::Times, M);
+        ++Share.Messages;
+      }
     const PathTotals P = PathTotals::of(&M[3]);
     llvm::ArrayRef<Edge> Edges = G.edgeSlots();
     auto It =
@@ -186,28 +201,30 @@ void WindowedWalk::apply(llvm::ArrayRef<int64_t> M) {
     }
     return;
   }
-  Arrival &A = Arrived[static_cast<TaskId>(M[1])];
+  // Into our task, or from below in the task's tree into our group.
+  const TaskId D = static_cast<TaskId>(M[1]);
+  const bool Ours = owns(D);
+  const uint32_t I = Ours ? 0 : X.GroupOf.lookup(D);
+  Arrival &A = Ours ? Arrived[D] : Groups[I];
   A.StartB.offer(M[2], static_cast<TaskId>(M[3]), PathTotals::of(&M[7]));
   A.EndB.offer(M[4], static_cast<TaskId>(M[5]), PathTotals::of(&M[11]));
   A.Edges += static_cast<uint32_t>(M[6]);
+  if (!Ours && --Left[I] == 0)
+    sendGroup(I);
+}
+
+void WindowedWalk::drain() {
+  receiveUntil([&] { return OpenGroups == 0; },
+               [&](llvm::ArrayRef<int64_t> M) { apply(M); });
 }
 
 Arrival WindowedWalk::waitFor(TaskId T, uint32_t Edges) {
-  auto Have = [&] {
-    auto It = Arrived.find(T);
-    return It != Arrived.end() && It->second.Edges == Edges;
-  };
-  if (!Have()) {
-    ++Share.Waits;
-    const auto Began = std::chrono::steady_clock::now();
-    do {
-      Message.clear();
-      PG.receive(ProcessGroup::AnyProcess, ProcessGroup::Channel::Times,
-                 Message);
-      apply(Message);
-    } while (!Have());
-    Share.WaitNs += nanosecondsSince(Began);
-  }
+  receiveUntil(
+      [&] {
+        auto It = Arrived.find(T);
+        return It != Arrived.end() && It->second.Edges == Edges;
+      },
+      [&](llvm::ArrayRef<int64_t> M) { apply(M); });
   auto It = Arrived.find(T);
   Arrival A = It->second;
   Arrived.erase(It);
@@ -218,19 +235,24 @@ void WindowedWalk::pushInto(TaskId T, int64_t En, const PathTotals &P) {
   const SweepCrossings::IntoEdge &E = X.Into[NextInto++];
   Arrival &Gr = Groups[E.Group];
   (E.Sync ? Gr.EndB : Gr.StartB).offer(En, T, P);
-  if (--Gr.Edges != 0)
-    return;
-  const SweepCrossings::Group &To = X.Groups[E.Group];
+  ++Gr.Edges;
+  if (--Left[E.Group] == 0)
+    sendGroup(E.Group);
+}
+
+void WindowedWalk::sendGroup(uint32_t I) {
+  const Arrival &Gr = Groups[I];
   const Bound &S = Gr.StartB, &D = Gr.EndB;
-  Message.clear();
-  Message.insert(Message.end(),
-                 {IntoTask, static_cast<int64_t>(To.Into), S.End,
-                  static_cast<int64_t>(S.Src), D.End,
-                  static_cast<int64_t>(D.Src), static_cast<int64_t>(To.Edges)});
-  S.Path.append(Message);
-  D.Path.append(Message);
-  PG.send(To.Owner, ProcessGroup::Channel::Times, Message);
+  Out.clear();
+  Out.insert(Out.end(),
+             {IntoTask, static_cast<int64_t>(X.Groups[I].Into), S.End,
+              static_cast<int64_t>(S.Src), D.End, static_cast<int64_t>(D.Src),
+              static_cast<int64_t>(Gr.Edges)});
+  S.Path.append(Out);
+  D.Path.append(Out);
+  PG.send(X.Groups[I].Parent, ProcessGroup::Channel::Times, Out);
   ++Share.Messages;
+  --OpenGroups;
 }
 
 void WindowedWalk::walk(bool CriticalPath) {
@@ -362,10 +384,10 @@ template <bool Path> void WindowedWalk::walkTasks() {
       // The rare crossings read T's path back from its slot (all zeros
       // without the path), so that P itself stays in registers.
       if (NextRemote != X.Remote.size() && X.Remote[NextRemote].first == T) {
-        Message.clear();
-        Message.insert(Message.end(), {FromTask, static_cast<int64_t>(T), En});
-        TPath[Slot].append(Message);
-        sendEnd(X.Remote, T, Message, NextRemote);
+        Out.clear();
+        Out.insert(Out.end(), {FromTask, static_cast<int64_t>(T), En});
+        TPath[Slot].append(Out);
+        sendEnd(X.Remote, T, Out, NextRemote);
       }
       if (NextInto != X.Into.size() && X.Into[NextInto].From == T)
         pushInto(T, En, TPath[Slot]);
@@ -471,6 +493,7 @@ dd::sim::simulateWindowedOverProcesses(const Graph &G, const SimOptions &Opts,
   W.share().SetupNs = nanosecondsSince(Began);
   Began = std::chrono::steady_clock::now();
   W.walk(Opts.CriticalPath);
+  W.drain();
   W.finish();
   W.share().WalkNs = nanosecondsSince(Began);
   const auto Reducing = std::chrono::steady_clock::now();

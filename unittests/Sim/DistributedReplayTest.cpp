@@ -360,27 +360,34 @@ TEST(DistributedReplayTest, SharesAddUpAndMessagesCrossOnly) {
   EXPECT_GT(IntoTask.size(), 0u);
 }
 
-TEST(DistributedReplayTest, ACollectiveCostsOneMessageEachWay) {
-  // Ranks 0-2 on process 0, ranks 3-5 on process 1, the world's barrier on
-  // process 0 (MatchCollectives.h's shape): each rank's arrival a -> B,
-  // then B -> its kernel t. Process 1's three arrivals go in one message;
-  // B's end comes back in one.
+/// One world collective of \p Ranks ranks (MatchCollectives.h's shape),
+/// as a file holds it: each rank's arrival a (rank r's lasting 7r mod 5)
+/// -> the barrier B on a lane of no rank -> the rank's kernel t.
+static Graph barrierJob(int32_t Ranks) {
   Graph G;
   LaneId Barriers = addLane(G, "collectives world", LaneKind::CommChannel);
   std::vector<TaskId> Arrive, Kernel;
-  for (int32_t Rank = 0; Rank != 6; ++Rank) {
+  for (int32_t Rank = 0; Rank != Ranks; ++Rank) {
     LaneId L =
         addLane(G, "stream " + std::to_string(Rank), LaneKind::GpuStream);
     G.lane(L).Rank = Rank;
-    Arrive.push_back(addTask(G, L, "a", int64_t(100) * Rank, 0));
+    Arrive.push_back(addTask(G, L, "a", int64_t(100) * Rank, 7 * Rank % 5));
     Kernel.push_back(addTask(G, L, "t", int64_t(100) * Rank, 0));
   }
-  TaskId B = addTask(G, Barriers, "B", 600, 50, TaskKind::Collective);
-  for (int32_t Rank = 0; Rank != 6; ++Rank) {
+  TaskId B =
+      addTask(G, Barriers, "B", int64_t(100) * Ranks, 50, TaskKind::Collective);
+  for (int32_t Rank = 0; Rank != Ranks; ++Rank) {
     G.addEdge(Arrive[Rank], B, EdgeKind::Comm);
     G.addEdge(B, Kernel[Rank], EdgeKind::Sync);
   }
-  Graph File = fileCopy(G);
+  return fileCopy(G);
+}
+
+TEST(DistributedReplayTest, ACollectiveCostsOneMessageEachWay) {
+  // Ranks 0-2 on process 0, ranks 3-5 on process 1, the world's barrier on
+  // process 0: process 1's three arrivals go in one message; B's end comes
+  // back in one.
+  Graph File = barrierJob(6);
   const std::vector<uint32_t> Owner = assignLanesToProcesses(File, 2);
   for (LaneId L = 0; L != File.numLanes(); ++L)
     EXPECT_EQ(Owner[L], File.lane(L).Rank >= 3 ? 1u : 0u) << "lane " << L;
@@ -392,6 +399,28 @@ TEST(DistributedReplayTest, ACollectiveCostsOneMessageEachWay) {
   EXPECT_EQ(Shares[1].Messages, 1u);
   EXPECT_EQ(Shares[0].Waits, 1u);
   EXPECT_EQ(Shares[1].Waits, 1u);
+}
+
+TEST(DistributedReplayTest, ACollectiveGoesThroughATree) {
+  // 16 ranks on 8 processes, two a process, and a barrier of all of them
+  // on process 0. The arrivals go up a binary tree over the processes and
+  // the barrier's end down it: no process sends more than three messages
+  // (one up, two down) however many processes there are, and there are
+  // still P - 1 each way in all.
+  Graph File = barrierJob(16);
+  std::vector<ProcessShare> Shares;
+  auto R = runSplit(File, 8, {}, &Shares);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  expectSameResult(sim(File), *R, "tree", SimEngine::DistributedSweep);
+  uint64_t Messages = 0;
+  for (unsigned P = 0; P != 8; ++P) {
+    EXPECT_LE(Shares[P].Messages, 3u) << "process " << P;
+    Messages += Shares[P].Messages;
+  }
+  EXPECT_EQ(Messages, 14u);
+  // The root sends the end to two processes, each leaf sends one arrival.
+  EXPECT_EQ(Shares[0].Messages, 2u);
+  EXPECT_EQ(Shares[7].Messages, 1u);
 }
 
 TEST(DistributedReplayTest, RanksGoInBlocksOfEqualWork) {

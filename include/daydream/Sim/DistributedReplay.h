@@ -3,10 +3,14 @@
 // `mpirun -np P dd-sim job.ddir`: the job's ranks are shared out among P
 // processes, each replays its ranks' tasks by the formulas of Simulator.h,
 // and the only times that cross processes are those of the collectives:
-// the arrivals of a process's ranks at a collective go, in one message, to
-// the process that owns the collective's barrier, and the barrier's end
-// comes back in one to every other process with members (the comm and sync
-// edges MatchCollectives.h makes). That is
+// the arrivals of a process's ranks at a collective go, in one message, up
+// a binary tree over the processes with members to the process that owns
+// the collective's barrier, each process folding in those from below it,
+// and the barrier's end comes back down the tree (the comm and sync edges
+// MatchCollectives.h make); no process sends more than three messages a
+// collective, and a collective of P processes is 2 log2 P messages deep
+// (the walk over a caller's order, below, sends each end straight to every
+// process that needs it). That is
 // conservative synchronization, as in the parallel discrete-event
 // simulators (Chandy and Misra; SST, ROSS): a process waits for a time
 // only when its next task needs it, and never computes one it would have
@@ -20,7 +24,10 @@
 // deadlock: the first task in the order whose time is not known has every
 // predecessor's time computed and sent (a message that pushes several into
 // it goes once the last of them, all its predecessors, is computed), so
-// its owner can go on.
+// its owner can go on. A time on its way through a tree is passed on by
+// a process inside whatever wait it is in, and one that has finished its
+// walk keeps receiving until what it passes up has gone; a process a
+// barrier's end goes down to has a task that waits for it.
 //
 // Process 0 then has exactly the SimResult simulate() gives, for the same
 // report, critical path and utilization, byte for byte: the formulas are
