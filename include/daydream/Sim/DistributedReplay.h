@@ -47,10 +47,11 @@
 // process, so the lane order needs no message.
 //
 // What it is not (docs/Distributed.md): every process reads the whole
-// graph and walks the whole order to find its tasks, so the processes
-// divide the replay's arithmetic, its sums and its waits, not the reading
-// nor the graph's memory; by-priority lanes, whose order is decided as time
-// advances, are refused.
+// graph and finds its tasks in it (the sweeps then walk only its ranks'
+// runs of slots; the walk over a caller's order walks it all), so the
+// processes divide the replay's arithmetic, its sums and its waits, not
+// the reading nor the graph's memory; by-priority lanes, whose order is
+// decided as time advances, are refused.
 //
 //===----------------------------------------------------------------------===//
 
