@@ -189,12 +189,14 @@ llvm::Expected<JobFile> Parser::run(StringRef Text) {
                                 J.Ranks[I].File)
                       .str());
   if (!Part && J.Ranks.size() != size_t(J.World)) {
+    // The first eight missing ranks: a walk as long as the ranks listed,
+    // not the world, which a damaged line can make two billion ranks.
     std::vector<std::string> Missing;
     size_t Next = 0;
-    for (int32_t R = 0; R != J.World; ++R) {
+    for (int32_t R = 0; R != J.World && Missing.size() < 8; ++R) {
       if (Next < J.Ranks.size() && J.Ranks[Next].Rank == R)
         ++Next;
-      else if (Missing.size() < 8)
+      else
         Missing.push_back(std::to_string(R));
     }
     return fail(llvm::formatv("the job's world is {0} ranks, but {1} are "
