@@ -15,7 +15,11 @@
 // none.
 //
 // The messages (DistributedWalk.h) of these two walks: {FromTask, T, end}
-// and {IntoTask, D, start bound, end bound, edges}.
+// and {IntoTask, D, start bound, end bound, edges}. The sweep's go through
+// the trees of SweepCrossings.cpp (an IntoTask message for a task of
+// another process comes from below in its tree, into our group for it; a
+// FromTask one is passed on down); the linear walk sends each end straight
+// to every process that needs it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +35,7 @@
 #include "llvm/ADT/Twine.h"
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <limits>
 #include <map>
@@ -328,6 +333,7 @@ void PushWalk::apply(llvm::ArrayRef<int64_t> M) {
   }
   if (!owns(D)) {
     // From below in D's tree: into our group for D.
+    assert(X.GroupOf.count(D) && "a message from below in a tree");
     const uint32_t I = X.GroupOf.lookup(D);
     GroupBounds &Gr = Groups[I];
     Gr.StartBound = std::max(Gr.StartBound, M[2]);

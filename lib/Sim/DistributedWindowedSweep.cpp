@@ -27,7 +27,10 @@
 //       edges, the start source's four totals, the end source's}
 //
 //    and "ties to the lower id" is applied as they are merged, since they
-//    do not come in id order as local pushes do;
+//    do not come in id order as local pushes do. Both go through the
+//    trees of SweepCrossings.cpp: an IntoTask message for a task of
+//    another process comes from below in its tree and is folded into our
+//    own group for it, by the same rule; a FromTask one is passed on down;
 //  - at the end every process sends process 0 its lanes' and iterations'
 //    sums (SummaryBuilder::pack()), the earliest recorded start, and the
 //    path that ends at its task that ends last; process 0 adds them up and
@@ -204,6 +207,8 @@ void WindowedWalk::apply(llvm::ArrayRef<int64_t> M) {
   // Into our task, or from below in the task's tree into our group.
   const TaskId D = static_cast<TaskId>(M[1]);
   const bool Ours = owns(D);
+  // Only a process with a group in D's tree has processes below it there.
+  assert((Ours || X.GroupOf.count(D)) && "a message from below in a tree");
   const uint32_t I = Ours ? 0 : X.GroupOf.lookup(D);
   Arrival &A = Ours ? Arrived[D] : Groups[I];
   A.StartB.offer(M[2], static_cast<TaskId>(M[3]), PathTotals::of(&M[7]));
