@@ -110,8 +110,12 @@ bool replayWindowed(const Graph &G, SimResult &R,
 
 /// The ring replayWindowed() needs for \p G: a power of two wider than the
 /// farthest any edge reaches forward; 0 where it would refuse \p G (a dead
-/// slot, an edge back, a window over a million slots or half the tasks).
+/// slot, an edge back, a window over half the tasks, or over a million
+/// slots and a sixteenth of the tasks).
 uint64_t sweepWindow(const Graph &G);
+/// sweepWindow()'s ring for edges that reach \p Reach slots forward in a
+/// graph of \p N tasks, or 0.
+uint64_t ringFor(uint64_t Reach, uint64_t N);
 
 /// The event-driven engine. \p Policy ranks tasks of ByPriority lanes and may
 /// be null if there are none; its prepare() has been called. Same contract

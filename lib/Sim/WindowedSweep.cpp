@@ -201,7 +201,12 @@ template <class Base> struct ObservedStore : Base {
 
 } // namespace
 
-/// Past this window the ring saves too little to be worth a second engine.
+/// A ring of up to this many slots is used whenever it is at most half the
+/// graph. A wider one (a job of many ranks, whose collectives join tasks
+/// far apart in slot order) only where it is also at most a sixteenth of
+/// the tasks: with the critical path a slot takes 56 bytes, so the ring is
+/// then under 4 bytes a task, against the 16 of the full sweep's times and
+/// the walk over them that the headline would need afterwards.
 static constexpr uint64_t MaxWindow = uint64_t(1) << 20;
 
 uint64_t sim::sweepWindow(const Graph &G) {
@@ -214,8 +219,12 @@ uint64_t sim::sweepWindow(const Graph &G) {
       return 0;
     Reach = std::max<uint64_t>(Reach, E.Dst - E.Src);
   }
+  return ringFor(Reach, N);
+}
+
+uint64_t sim::ringFor(uint64_t Reach, uint64_t N) {
   const uint64_t Window = llvm::PowerOf2Ceil(Reach + 1);
-  return Window > MaxWindow || Window > N / 2 ? 0 : Window;
+  return Window > N / 2 || (Window > MaxWindow && Window > N / 16) ? 0 : Window;
 }
 
 bool sim::replayWindowed(const Graph &G, SimResult &R,
