@@ -40,6 +40,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DistributedWalk.h"
+#include "PathTotals.h"
 #include "Replay.h"
 
 #include "daydream/Sim/CriticalPath.h"
@@ -54,24 +55,14 @@ using namespace dd::sim;
 
 namespace {
 
-/// Two 64-bit integers that the processor loads, adds and stores as one.
-typedef int64_t Pair __attribute__((vector_size(16)));
-
-/// The totals of the path that ends at a task: (steps, gap) and (time on
-/// GPU streams, on CPU threads), each half read and written whole, as in
-/// WindowedSweep.cpp (a read wider than the writes it spans waits for
-/// them to reach the cache).
-struct PathTotals {
-  Pair StepsGap = {0, 0};
-  Pair GpuCpu = {0, 0};
-
-  static PathTotals of(const int64_t *V) {
-    return PathTotals{Pair{V[0], V[1]}, Pair{V[2], V[3]}};
-  }
-  void append(std::vector<int64_t> &Out) const {
-    Out.insert(Out.end(), {StepsGap[0], StepsGap[1], GpuCpu[0], GpuCpu[1]});
-  }
-};
+/// A path's totals as four values of a message.
+PathTotals pathFrom(const int64_t *V) {
+  return PathTotals{Pair{V[0], V[1]}, Pair{V[2], V[3]}};
+}
+void appendPath(const PathTotals &P, std::vector<int64_t> &Out) {
+  Out.insert(Out.end(),
+             {P.StepsGap[0], P.StepsGap[1], P.GpuCpu[0], P.GpuCpu[1]});
+}
 
 /// The latest end pushed into a task of one kind (start or Sync), the task
 /// it came from and the totals of that one's path: the lower id on a tie.
@@ -190,7 +181,7 @@ void WindowedWalk::apply(llvm::ArrayRef<int64_t> M) {
         PG.send(To, ProcessGroup::Channel::Times, M);
         ++Share.Messages;
       }
-    const PathTotals P = PathTotals::of(&M[3]);
+    const PathTotals P = pathFrom(&M[3]);
     llvm::ArrayRef<Edge> Edges = G.edgeSlots();
     auto It =
         std::lower_bound(Edges.begin(), Edges.end(), Src,
@@ -211,8 +202,8 @@ void WindowedWalk::apply(llvm::ArrayRef<int64_t> M) {
   assert((Ours || X.GroupOf.count(D)) && "a message from below in a tree");
   const uint32_t I = Ours ? 0 : X.GroupOf.lookup(D);
   Arrival &A = Ours ? Arrived[D] : Groups[I];
-  A.StartB.offer(M[2], static_cast<TaskId>(M[3]), PathTotals::of(&M[7]));
-  A.EndB.offer(M[4], static_cast<TaskId>(M[5]), PathTotals::of(&M[11]));
+  A.StartB.offer(M[2], static_cast<TaskId>(M[3]), pathFrom(&M[7]));
+  A.EndB.offer(M[4], static_cast<TaskId>(M[5]), pathFrom(&M[11]));
   A.Edges += static_cast<uint32_t>(M[6]);
   if (!Ours && --Left[I] == 0)
     sendGroup(I);
@@ -253,8 +244,8 @@ void WindowedWalk::sendGroup(uint32_t I) {
              {IntoTask, static_cast<int64_t>(X.Groups[I].Into), S.End,
               static_cast<int64_t>(S.Src), D.End, static_cast<int64_t>(D.Src),
               static_cast<int64_t>(Gr.Edges)});
-  S.Path.append(Out);
-  D.Path.append(Out);
+  appendPath(S.Path, Out);
+  appendPath(D.Path, Out);
   PG.send(X.Groups[I].Parent, ProcessGroup::Channel::Times, Out);
   ++Share.Messages;
   --OpenGroups;
@@ -283,12 +274,7 @@ template <bool Path> void WindowedWalk::walkTasks() {
   TaskId *LLast = LaneLast.data();
   int64_t *LEnd = LaneEnd.data();
   const uint64_t M = Mask;
-  // Per lane, which half of PathTotals::GpuCpu its work goes to: all ones
-  // there, zeros in the other; zeros in both for a communication channel.
-  std::vector<Pair> LaneMask;
-  for (const Lane &L : G.lanes())
-    LaneMask.push_back(Pair{L.Kind == LaneKind::GpuStream ? -1 : 0,
-                            L.Kind == LaneKind::CpuThread ? -1 : 0});
+  const std::vector<Pair> LaneMask = laneMasks(G);
   size_t NextRemote = 0, NextWaiting = 0;
   static const PathTotals None;
   Arrival A; // what other processes pushed into the task, where any did
@@ -342,15 +328,12 @@ template <bool Path> void WindowedWalk::walkTasks() {
       if constexpr (Path) {
         // The path T's step extends (the file comment says which).
         const bool Held = En > St + Tk.DurationNs;
-        const bool ByLane = Lp != NoId && (SS == NoId || LpEnd > SB ||
-                                           (LpEnd == SB && Lp < SS));
-        P = Held ? *EP : ByLane ? LPath[L] : SP ? *SP : None;
-        // A task held past its duration adds no time (its wait overlaps
-        // what it waited for).
-        const int64_t Gap = Held ? 0 : Tk.GapNs;
-        const int64_t Work = Held ? 0 : Tk.DurationNs;
-        P.StepsGap += Pair{1, Gap};
-        P.GpuCpu += LaneMask[L] & Pair{Work, Work};
+        const bool ByLane = extendsLane(Lp, LpEnd, SS, SB);
+        P = PathTotals::step(Held     ? *EP
+                             : ByLane ? LPath[L]
+                             : SP     ? *SP
+                                      : None,
+                             Tk, Held, LaneMask[L]);
         TPath[Slot] = P;
         LPath[L] = P;
       }
@@ -391,7 +374,7 @@ template <bool Path> void WindowedWalk::walkTasks() {
       if (NextRemote != X.Remote.size() && X.Remote[NextRemote].first == T) {
         Out.clear();
         Out.insert(Out.end(), {FromTask, static_cast<int64_t>(T), En});
-        TPath[Slot].append(Out);
+        appendPath(TPath[Slot], Out);
         sendEnd(X.Remote, T, Out, NextRemote);
       }
       if (NextInto != X.Into.size() && X.Into[NextInto].From == T)
@@ -424,7 +407,7 @@ WindowedWalk::reduce(bool CriticalPath, std::vector<ProcessShare> *Shares) {
     std::vector<int64_t> Out;
     appendShare(Out);
     Out.insert(Out.end(), {LastEnd, static_cast<int64_t>(LastTask)});
-    LastPath.append(Out);
+    appendPath(LastPath, Out);
     Out.push_back(0);
     Summary.pack(Out);
     Out[HeadValues - 1] = static_cast<int64_t>(Out.size() - HeadValues);
@@ -450,7 +433,7 @@ WindowedWalk::reduce(bool CriticalPath, std::vector<ProcessShare> *Shares) {
                          (V[0] == LastEnd && Last < LastTask))) {
       LastEnd = V[0];
       LastTask = Last;
-      LastPath = PathTotals::of(&V[2]);
+      LastPath = pathFrom(&V[2]);
     }
     llvm::ArrayRef<int64_t> Sums =
         llvm::makeArrayRef(In).drop_front(HeadValues);
@@ -470,19 +453,8 @@ WindowedWalk::reduce(bool CriticalPath, std::vector<ProcessShare> *Shares) {
     Observer->finish(MinStart);
     R.Observed = Observer->complete();
   }
-  if (CriticalPath) {
-    CriticalPathTotals C;
-    C.NumSteps = static_cast<uint64_t>(LastPath.StepsGap[0]);
-    C.GapNs = LastPath.StepsGap[1];
-    const int64_t Gpu = LastPath.GpuCpu[0], Cpu = LastPath.GpuCpu[1];
-    C.ByLaneKind[unsigned(LaneKind::GpuStream)] = Gpu;
-    C.ByLaneKind[unsigned(LaneKind::CpuThread)] = Cpu;
-    // Every step puts its gap and its work on the path, which runs from
-    // the origin (time 0 here) to its last task's end.
-    C.ByLaneKind[unsigned(LaneKind::CommChannel)] =
-        LastEnd - C.GapNs - Gpu - Cpu;
-    R.CriticalPath = C;
-  }
+  if (CriticalPath)
+    R.CriticalPath = LastPath.endingAt(LastEnd);
   R.Engine = SimEngine::DistributedWindowed;
   return R;
 }

@@ -29,6 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PathTotals.h"
 #include "Replay.h"
 #include "Sweep.h"
 
@@ -85,21 +86,6 @@ struct WindowStore {
 /// Tasks handed to an observer at a time.
 constexpr TaskId ObservedRun = 4096;
 
-/// Two 64-bit integers that the processor loads, adds and stores as one.
-typedef int64_t Pair __attribute__((vector_size(16)));
-
-/// The totals of the path that ends at a task: (steps, gap) and (time on
-/// GPU streams, on CPU threads). The time on communication channels is
-/// what the path's length, the task's end, leaves. Each half is read and
-/// written whole: a total written for one task is read back a few tasks
-/// later, and a read wider than the writes it spans waits for them to
-/// reach the cache (written field by field, the sweep of five million tasks
-/// took 0.16 s instead of 0.13 s).
-struct PathTotals {
-  Pair StepsGap = {0, 0};
-  Pair GpuCpu = {0, 0};
-};
-
 /// A WindowStore that also adds up the critical path.
 struct PathStore : WindowStore {
   /// Raises the bound and, on a later end (or on the first push: sources
@@ -128,18 +114,13 @@ struct PathStore : WindowStore {
     const bool Held = En > St + Tk.DurationNs;
     const TaskId D = StartSource[Slot], Lp = LaneLast[L];
     const int64_t DEnd = StartBound[Slot], LpEnd = LaneEnd[L];
-    const bool ByLane = (Lp != NoId) & ((D == NoId) | (LpEnd > DEnd) |
-                                        ((LpEnd == DEnd) & (Lp < D)));
+    const bool ByLane = extendsLane(Lp, LpEnd, D, DEnd);
     static const PathTotals None;
     const PathTotals *From = Held        ? &TaskPath[EndSource[Slot] & Mask]
                              : ByLane    ? &LanePath[L]
                              : D != NoId ? &TaskPath[D & Mask]
                                          : &None;
-    const int64_t Gap = Held ? 0 : Tk.GapNs;
-    const int64_t Work = Held ? 0 : Tk.DurationNs;
-    PathTotals C = *From;
-    C.StepsGap += Pair{1, Gap};
-    C.GpuCpu += LaneMask[L] & Pair{Work, Work};
+    const PathTotals C = PathTotals::step(*From, Tk, Held, LaneMask[L]);
     TaskPath[Slot] = C;
     LanePath[L] = C;
     // The same for the task that ends last, the lower id on a tie.
@@ -153,19 +134,7 @@ struct PathStore : WindowStore {
   }
 
   /// The run's critical path: the one that ends at the task that ends last.
-  CriticalPathTotals lastPath() const {
-    CriticalPathTotals P;
-    P.NumSteps = LastPath.StepsGap[0];
-    P.GapNs = LastPath.StepsGap[1];
-    const int64_t Gpu = LastPath.GpuCpu[0], Cpu = LastPath.GpuCpu[1];
-    P.ByLaneKind[unsigned(LaneKind::GpuStream)] = Gpu;
-    P.ByLaneKind[unsigned(LaneKind::CpuThread)] = Cpu;
-    // Every step puts its gap and its work on the path, which runs from
-    // the origin (time 0 here) to its last task's end.
-    P.ByLaneKind[unsigned(LaneKind::CommChannel)] =
-        LastEnd - P.GapNs - Gpu - Cpu;
-    return P;
-  }
+  CriticalPathTotals lastPath() const { return LastPath.endingAt(LastEnd); }
 
   /// Per ring slot: the sources of the bounds, NoId if none was pushed,
   /// and, once the task is visited, the totals of the path that ends there
@@ -263,10 +232,7 @@ bool sim::replayWindowed(const Graph &G, SimResult &R,
   } else {
     std::vector<TaskId> StartSource(Window, NoId), EndSource(Window, NoId);
     std::vector<PathTotals> TaskPath(Window), LanePath(G.numLanes());
-    std::vector<Pair> LaneMask;
-    for (const Lane &L : G.lanes())
-      LaneMask.push_back(Pair{L.Kind == LaneKind::GpuStream ? -1 : 0,
-                              L.Kind == LaneKind::CpuThread ? -1 : 0});
+    const std::vector<Pair> LaneMask = laneMasks(G);
     PathStore S{Plain,           StartSource.data(), EndSource.data(),
                 TaskPath.data(), LanePath.data(),    LaneMask.data()};
     if (!Sweep(S))
