@@ -207,13 +207,8 @@ int64_t TimesWalk::gather(const OrderT &Order,
     Shares->assign(Processes, ProcessShare());
   int64_t Origin = MinStart;
   std::vector<int64_t> Head;
-  for (unsigned P = 1; P != Processes; ++P) {
-    Head.clear();
-    PG.receive(P, Results, Head);
-    const ProcessShare Theirs = shareFrom(Head.data(), Origin);
-    if (Shares)
-      (*Shares)[P] = Theirs;
-  }
+  for (unsigned P = 1; P != Processes; ++P)
+    receiveResults(P, Head, Origin, Shares);
   // One chunk a process at a time, taken as the walk reaches its tasks.
   std::vector<std::vector<int64_t>> Chunks(Processes);
   std::vector<size_t> Next(Processes, 0);
@@ -252,7 +247,7 @@ public:
     End.assign(N, Unset);
     LaneLast.assign(G.numLanes(), NoId);
     for (const SweepCrossings::Group &Gr : X.Groups)
-      Groups.push_back({Gr.Edges + Gr.Children});
+      Groups.push_back({Gr.awaited()});
     OpenGroups = Groups.size();
   }
 
@@ -323,11 +318,7 @@ void PushWalk::sendGroup(uint32_t I) {
 void PushWalk::apply(llvm::ArrayRef<int64_t> M) {
   const TaskId D = static_cast<TaskId>(M[1]);
   if (M[0] == FromTask) {
-    if (auto It = X.Forward.find(D); It != X.Forward.end())
-      for (uint32_t To : It->second) {
-        PG.send(To, ProcessGroup::Channel::Times, M);
-        ++Share.Messages;
-      }
+    passDown(X, D, M);
     pushFrom(D, M[2]);
     return;
   }
@@ -354,14 +345,11 @@ void PushWalk::drain() {
 }
 
 void PushWalk::pushFrom(TaskId Src, int64_t En) {
-  llvm::ArrayRef<Edge> Edges = G.edgeSlots();
-  auto It = std::lower_bound(Edges.begin(), Edges.end(), Src,
-                             [](const Edge &E, TaskId T) { return E.Src < T; });
-  for (; It != Edges.end() && It->Src == Src; ++It) {
-    if (!owns(It->Dst))
+  for (const Edge &E : edgesOutOf(Src)) {
+    if (!owns(E.Dst))
       continue;
-    push(*It, En);
-    --edgesToCome(It->Dst);
+    push(E, En);
+    --edgesToCome(E.Dst);
   }
 }
 
@@ -552,16 +540,17 @@ dd::simulateDistributed(const Graph &G, const SimOptions &Opts,
                    " tasks for a graph of " + llvm::Twine(G.numTasks()) +
                    " live tasks");
 
-  // A graph as read from a file, whose times no one reads: the windowed
-  // sweep, which keeps none and gathers nothing.
-  if (!Opts.TaskTimes && !Opts.Order && isSweepable(G))
-    if (const uint64_t Window = sweepWindow(G))
-      return simulateWindowedOverProcesses(G, Opts, Window, PG, Shares);
   auto Began = std::chrono::steady_clock::now();
   // A graph as read from a file: the sweep, unless a caller's order says
   // otherwise. isSweepable() has every lane's list in increasing ids, so a
-  // task's predecessor on its lane is the lane's last task visited.
-  if (!Opts.Order && isSweepable(G)) {
+  // task's predecessor on its lane is the lane's last task visited. Where
+  // no one reads the times, the windowed one, which keeps none and
+  // gathers nothing.
+  const bool Sweepable = !Opts.Order && isSweepable(G);
+  if (Sweepable && !Opts.TaskTimes)
+    if (const uint64_t Window = sweepWindow(G))
+      return simulateWindowedOverProcesses(G, Opts, Window, PG, Shares, Began);
+  if (Sweepable) {
     PushWalk W(G, PG);
     W.share().SetupNs = nanosecondsSince(Began);
     Began = std::chrono::steady_clock::now();

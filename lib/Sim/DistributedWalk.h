@@ -59,6 +59,49 @@ std::vector<uint32_t> assignLanes(const Graph &G, unsigned Processes,
 /// process that has successors of it, one message each; sorted, no repeats.
 using RemoteList = std::vector<std::pair<TaskId, uint32_t>>;
 
+/// The edges of a graph laid out as a file holds it (isSweepable()) that
+/// cross processes, found in one pass over the source-sorted edge array
+/// (SweepCrossings.cpp), and the trees the times that many processes share
+/// go through: a collective's arrivals are combined on their way up to its
+/// barrier's process, and the barrier's end passed down, each process
+/// sending to at most two others, so that a collective of P processes
+/// costs 2 log2 P messages in a row rather than P - 1 on one process.
+struct SweepCrossings {
+  /// A task of another process that some of ours, each with that one edge
+  /// to another process, push into together: one message, once the last
+  /// of them has ended and the messages of the processes below us in the
+  /// task's tree (Children) are in, to Parent (the task's process, or the
+  /// next one up the tree).
+  struct Group {
+    TaskId Into;
+    uint32_t Parent;
+    uint32_t Edges = 0; ///< ours into Into
+    uint32_t Children = 0;
+    /// What the group waits for before its message goes: its edges, then
+    /// the messages from below.
+    uint32_t awaited() const { return Edges + Children; }
+  };
+  std::vector<Group> Groups;
+  /// Group by task, for the messages from below.
+  llvm::DenseMap<TaskId, uint32_t> GroupOf;
+  /// (task of ours, its edge's group, its edge a Sync one), by task.
+  struct IntoEdge {
+    TaskId From;
+    uint32_t Group;
+    bool Sync;
+  };
+  std::vector<IntoEdge> Into;
+  /// Our tasks with edges to other processes' tasks but not into a group,
+  /// each with the processes its end is sent to: the first below it in
+  /// its tree.
+  RemoteList Remote;
+  /// Tasks of other processes whose end we pass down their tree, with the
+  /// processes we pass it to.
+  llvm::DenseMap<TaskId, llvm::SmallVector<uint32_t, 2>> Forward;
+  /// (task of ours, edges into it from other processes), sorted by task.
+  std::vector<std::pair<TaskId, uint32_t>> Waiting;
+};
+
 /// The owners, this process's share and the sending of ends.
 class WalkBase {
 public:
@@ -79,18 +122,23 @@ public:
                            static_cast<int64_t>(Share.WalkNs),
                            static_cast<int64_t>(Share.WaitNs), MinStart});
   }
-  /// The share in results that begin at \p V; \p MinStart is lowered to
-  /// theirs.
-  static ProcessShare shareFrom(const int64_t *V, int64_t &MinStart) {
-    MinStart = std::min(MinStart, V[6]);
-    ProcessShare S;
-    S.Tasks = static_cast<uint64_t>(V[0]);
-    S.Messages = static_cast<uint64_t>(V[1]);
-    S.Waits = static_cast<uint64_t>(V[2]);
-    S.SetupNs = static_cast<uint64_t>(V[3]);
-    S.WalkNs = static_cast<uint64_t>(V[4]);
-    S.WaitNs = static_cast<uint64_t>(V[5]);
-    return S;
+  /// Process 0: receives process \p P's results into \p In, which begin
+  /// as appendShare() wrote them: records its share in \p Shares, if
+  /// given, and lowers \p Origin to its earliest recorded start.
+  void receiveResults(unsigned P, std::vector<int64_t> &In, int64_t &Origin,
+                      std::vector<ProcessShare> *Shares) {
+    In.clear();
+    PG.receive(P, ProcessGroup::Channel::Results, In);
+    Origin = std::min(Origin, In[6]);
+    if (!Shares)
+      return;
+    ProcessShare &S = (*Shares)[P];
+    S.Tasks = static_cast<uint64_t>(In[0]);
+    S.Messages = static_cast<uint64_t>(In[1]);
+    S.Waits = static_cast<uint64_t>(In[2]);
+    S.SetupNs = static_cast<uint64_t>(In[3]);
+    S.WalkNs = static_cast<uint64_t>(In[4]);
+    S.WaitNs = static_cast<uint64_t>(In[5]);
   }
 
 protected:
@@ -133,6 +181,27 @@ protected:
     return std::lower_bound(E, End, B,
                             [](const Edge &X, TaskId T) { return X.Src < T; });
   }
+  /// Task \p Src's edges, of a graph whose edges are sorted by source.
+  llvm::ArrayRef<Edge> edgesOutOf(TaskId Src) const {
+    llvm::ArrayRef<Edge> All = G.edgeSlots();
+    const Edge *First = edgesFrom(All.begin(), All.end(), Src);
+    const Edge *Last = First;
+    while (Last != All.end() && Last->Src == Src)
+      ++Last;
+    return llvm::makeArrayRef(First, Last);
+  }
+  /// Passes a FromTask message \p M for task \p Src on down its tree: to
+  /// the processes below this one there, if any (X.Forward).
+  void passDown(const SweepCrossings &X, TaskId Src,
+                llvm::ArrayRef<int64_t> M) {
+    auto It = X.Forward.find(Src);
+    if (It == X.Forward.end())
+      return;
+    for (uint32_t To : It->second) {
+      PG.send(To, ProcessGroup::Channel::Times, M);
+      ++Share.Messages;
+    }
+  }
 
   const Graph &G;
   ProcessGroup &PG;
@@ -149,46 +218,6 @@ protected:
   int64_t MinStart = std::numeric_limits<int64_t>::max();
 };
 
-/// The edges of a graph laid out as a file holds it (isSweepable()) that
-/// cross processes, found in one pass over the source-sorted edge array
-/// (SweepCrossings.cpp), and the trees the times that many processes share
-/// go through: a collective's arrivals are combined on their way up to its
-/// barrier's process, and the barrier's end passed down, each process
-/// sending to at most two others, so that a collective of P processes
-/// costs 2 log2 P messages in a row rather than P - 1 on one process.
-struct SweepCrossings {
-  /// A task of another process that some of ours, each with that one edge
-  /// to another process, push into together: one message, once the last
-  /// of them has ended and the messages of the processes below us in the
-  /// task's tree (Children) are in, to Parent (the task's process, or the
-  /// next one up the tree).
-  struct Group {
-    TaskId Into;
-    uint32_t Parent;
-    uint32_t Edges = 0; ///< ours into Into
-    uint32_t Children = 0;
-  };
-  std::vector<Group> Groups;
-  /// Group by task, for the messages from below.
-  llvm::DenseMap<TaskId, uint32_t> GroupOf;
-  /// (task of ours, its edge's group, its edge a Sync one), by task.
-  struct IntoEdge {
-    TaskId From;
-    uint32_t Group;
-    bool Sync;
-  };
-  std::vector<IntoEdge> Into;
-  /// Our tasks with edges to other processes' tasks but not into a group,
-  /// each with the processes its end is sent to: the first below it in
-  /// its tree.
-  RemoteList Remote;
-  /// Tasks of other processes whose end we pass down their tree, with the
-  /// processes we pass it to.
-  llvm::DenseMap<TaskId, llvm::SmallVector<uint32_t, 2>> Forward;
-  /// (task of ours, edges into it from other processes), sorted by task.
-  std::vector<std::pair<TaskId, uint32_t>> Waiting;
-};
-
 /// Finds the crossings of \p G for process \p Me, given the lanes' owners.
 SweepCrossings findSweepCrossings(const Graph &G,
                                   llvm::ArrayRef<uint32_t> Owner, unsigned Me);
@@ -196,11 +225,13 @@ SweepCrossings findSweepCrossings(const Graph &G,
 /// The windowed sweep over processes (DistributedWindowedSweep.cpp), for a
 /// graph whose sweepWindow() is \p Window: no array of times, the lanes and
 /// iterations added up on each process and the critical path's totals
-/// carried along the messages, all reduced on process 0.
+/// carried along the messages, all reduced on process 0. \p Began: when
+/// the setup began (the checks that chose this walk are part of it).
 llvm::Optional<SimResult>
 simulateWindowedOverProcesses(const Graph &G, const SimOptions &Opts,
                               uint64_t Window, ProcessGroup &PG,
-                              std::vector<ProcessShare> *Shares);
+                              std::vector<ProcessShare> *Shares,
+                              std::chrono::steady_clock::time_point Began);
 
 } // namespace dd::sim
 

@@ -169,28 +169,20 @@ WindowedWalk::WindowedWalk(const Graph &G, ProcessGroup &PG, uint64_t Window,
   }
   Groups.resize(X.Groups.size());
   for (const SweepCrossings::Group &Gr : X.Groups)
-    Left.push_back(Gr.Edges + Gr.Children);
+    Left.push_back(Gr.awaited());
   OpenGroups = Groups.size();
 }
 
 void WindowedWalk::apply(llvm::ArrayRef<int64_t> M) {
   if (M[0] == FromTask) {
     const TaskId Src = static_cast<TaskId>(M[1]);
-    if (auto It = X.Forward.find(Src); It != X.Forward.end())
-      for (uint32_t To : It->second) {
-        PG.send(To, ProcessGroup::Channel::Times, M);
-        ++Share.Messages;
-      }
+    passDown(X, Src, M);
     const PathTotals P = pathFrom(&M[3]);
-    llvm::ArrayRef<Edge> Edges = G.edgeSlots();
-    auto It =
-        std::lower_bound(Edges.begin(), Edges.end(), Src,
-                         [](const Edge &E, TaskId T) { return E.Src < T; });
-    for (; It != Edges.end() && It->Src == Src; ++It) {
-      if (!owns(It->Dst))
+    for (const Edge &E : edgesOutOf(Src)) {
+      if (!owns(E.Dst))
         continue;
-      Arrival &A = Arrived[It->Dst];
-      (It->Kind == EdgeKind::Sync ? A.EndB : A.StartB).offer(M[2], Src, P);
+      Arrival &A = Arrived[E.Dst];
+      (E.Kind == EdgeKind::Sync ? A.EndB : A.StartB).offer(M[2], Src, P);
       ++A.Edges;
     }
     return;
@@ -422,11 +414,7 @@ WindowedWalk::reduce(bool CriticalPath, std::vector<ProcessShare> *Shares) {
     Shares->assign(Processes, ProcessShare());
   std::vector<int64_t> In;
   for (unsigned P = 1; P != Processes; ++P) {
-    In.clear();
-    PG.receive(P, Results, In);
-    const ProcessShare Theirs = shareFrom(In.data(), MinStart);
-    if (Shares)
-      (*Shares)[P] = Theirs;
+    receiveResults(P, In, MinStart, Shares);
     const int64_t *V = In.data() + ShareValues;
     const TaskId Last = static_cast<TaskId>(V[1]);
     if (Last != NoId && (LastTask == NoId || V[0] > LastEnd ||
@@ -461,11 +449,10 @@ WindowedWalk::reduce(bool CriticalPath, std::vector<ProcessShare> *Shares) {
 
 } // namespace
 
-llvm::Optional<SimResult>
-dd::sim::simulateWindowedOverProcesses(const Graph &G, const SimOptions &Opts,
-                                       uint64_t Window, ProcessGroup &PG,
-                                       std::vector<ProcessShare> *Shares) {
-  auto Began = std::chrono::steady_clock::now();
+llvm::Optional<SimResult> dd::sim::simulateWindowedOverProcesses(
+    const Graph &G, const SimOptions &Opts, uint64_t Window, ProcessGroup &PG,
+    std::vector<ProcessShare> *Shares,
+    std::chrono::steady_clock::time_point Began) {
   WindowedWalk W(G, PG, Window, Opts.Observer);
   W.share().SetupNs = nanosecondsSince(Began);
   Began = std::chrono::steady_clock::now();
