@@ -57,9 +57,11 @@ public:
 
 private:
   /// Whether \p A is what a task waited for rather than \p B (NoId: none
-  /// yet): the later end, and on a tie the lower id.
+  /// yet): the later end, and on a tie the lower tieKey().
   bool later(TaskId A, TaskId B) const {
-    return B == NoId || R.End[A] > R.End[B] || (R.End[A] == R.End[B] && A < B);
+    return B == NoId || R.End[A] > R.End[B] ||
+           (R.End[A] == R.End[B] &&
+            tieKey(G.task(A).Lane, A) < tieKey(G.task(B).Lane, B));
   }
   /// Whether \p T ended past its duration, held by a Sync predecessor.
   bool blocked(TaskId T) const {

@@ -18,15 +18,16 @@
 //    extends the critical path of its decider (CriticalPath.h: the
 //    latest-ending Sync predecessor of a task held past its duration,
 //    else the latest-ending of its lane predecessor and start
-//    predecessors, ties to the lower id), as the windowed sweep does. A
-//    predecessor of another process comes with its end, its id and the
-//    totals of the path that ends at it: the messages carry them,
+//    predecessors, ties to the lower tieKey()), as the windowed sweep
+//    does. A predecessor of another process comes with its end, its id
+//    and the totals of the path that ends at it: the messages carry them,
 //
 //      {FromTask, T, end, steps, gap, gpu, cpu}
-//      {IntoTask, D, start bound, its source, end bound, its source,
-//       edges, the start source's four totals, the end source's}
+//      {IntoTask, D, start bound, its source's key, end bound, its
+//       source's key, edges, the start source's four totals, the end
+//       source's}
 //
-//    and "ties to the lower id" is applied as they are merged, since they
+//    and "ties to the lower key" is applied as they are merged, since they
 //    do not come in id order as local pushes do. Both go through the
 //    trees of SweepCrossings.cpp: an IntoTask message for a task of
 //    another process comes from below in its tree and is folded into our
@@ -34,7 +35,7 @@
 //  - at the end every process sends process 0 its lanes' and iterations'
 //    sums (SummaryBuilder::pack()), the earliest recorded start, and the
 //    path that ends at its task that ends last; process 0 adds them up and
-//    keeps the latest of those paths (the lower id on a tie), and has the
+//    keeps the latest of those paths (the lower key on a tie), and has the
 //    result the windowed sweep of one process gives, byte for byte.
 //
 //===----------------------------------------------------------------------===//
@@ -65,16 +66,18 @@ void appendPath(const PathTotals &P, std::vector<int64_t> &Out) {
 }
 
 /// The latest end pushed into a task of one kind (start or Sync), the task
-/// it came from and the totals of that one's path: the lower id on a tie.
+/// it came from (its tieKey()) and the totals of that one's path: the lower
+/// key on a tie.
 struct Bound {
   int64_t End = Unset;
-  TaskId Src = NoId;
+  uint64_t Src = NoKey;
   PathTotals Path;
 
-  void offer(int64_t En, TaskId From, const PathTotals &P) {
-    if (From == NoId)
+  void offer(int64_t En, uint64_t From, const PathTotals &P) {
+    if (From == NoKey)
       return;
-    if (Src == NoId || En > End || (En == End && From < Src)) {
+    // Every end is above Unset, and every key below NoKey.
+    if (En > End || (En == End && From < Src)) {
       End = En;
       Src = From;
       Path = P;
@@ -127,7 +130,7 @@ private:
   /// next task of ours and their sources, and once a task of ours is
   /// visited, the totals of the path that ends there.
   std::vector<int64_t> StartBound, EndBound;
-  std::vector<TaskId> StartSource, EndSource;
+  std::vector<uint64_t> StartSource, EndSource;
   std::vector<PathTotals> TaskPath;
   /// Per lane: its last task, that one's end and path.
   std::vector<TaskId> LaneLast;
@@ -143,7 +146,7 @@ private:
   /// A message being sent (Message holds the one being received).
   std::vector<int64_t> Out;
   /// This process's lanes and iterations; its task that ends last (the
-  /// lower id on a tie) and the path that ends there.
+  /// lower key on a tie) and the path that ends there.
   SimResult Partial;
   SummaryBuilder Summary;
   /// Tasks handed to the observer at a time, and the run being filled.
@@ -152,7 +155,7 @@ private:
   TaskId RunFirst = 0;
   size_t RunLength = 0;
   int64_t LastEnd = Unset;
-  TaskId LastTask = NoId;
+  uint64_t LastKey = NoKey;
   PathTotals LastPath;
 };
 
@@ -160,7 +163,7 @@ WindowedWalk::WindowedWalk(const Graph &G, ProcessGroup &PG, uint64_t Window,
                            TaskTimeObserver *Observer)
     : WalkBase(G, PG), X(findSweepCrossings(G, Owner, Me)), Mask(Window - 1),
       Observer(Observer), StartBound(Window, 0), EndBound(Window, Unset),
-      StartSource(Window, NoId), EndSource(Window, NoId), TaskPath(Window),
+      StartSource(Window, NoKey), EndSource(Window, NoKey), TaskPath(Window),
       LaneLast(G.numLanes(), NoId), LaneEnd(G.numLanes(), 0),
       LanePath(G.numLanes()), Summary(G, Partial) {
   if (Observer) {
@@ -182,7 +185,8 @@ void WindowedWalk::apply(llvm::ArrayRef<int64_t> M) {
       if (!owns(E.Dst))
         continue;
       Arrival &A = Arrived[E.Dst];
-      (E.Kind == EdgeKind::Sync ? A.EndB : A.StartB).offer(M[2], Src, P);
+      (E.Kind == EdgeKind::Sync ? A.EndB : A.StartB)
+          .offer(M[2], tieKey(G.task(Src).Lane, Src), P);
       ++A.Edges;
     }
     return;
@@ -194,8 +198,8 @@ void WindowedWalk::apply(llvm::ArrayRef<int64_t> M) {
   assert((Ours || X.GroupOf.count(D)) && "a message from below in a tree");
   const uint32_t I = Ours ? 0 : X.GroupOf.lookup(D);
   Arrival &A = Ours ? Arrived[D] : Groups[I];
-  A.StartB.offer(M[2], static_cast<TaskId>(M[3]), pathFrom(&M[7]));
-  A.EndB.offer(M[4], static_cast<TaskId>(M[5]), pathFrom(&M[11]));
+  A.StartB.offer(M[2], static_cast<uint64_t>(M[3]), pathFrom(&M[7]));
+  A.EndB.offer(M[4], static_cast<uint64_t>(M[5]), pathFrom(&M[11]));
   A.Edges += static_cast<uint32_t>(M[6]);
   if (!Ours && --Left[I] == 0)
     sendGroup(I);
@@ -222,7 +226,7 @@ Arrival WindowedWalk::waitFor(TaskId T, uint32_t Edges) {
 void WindowedWalk::pushInto(TaskId T, int64_t En, const PathTotals &P) {
   const SweepCrossings::IntoEdge &E = X.Into[NextInto++];
   Arrival &Gr = Groups[E.Group];
-  (E.Sync ? Gr.EndB : Gr.StartB).offer(En, T, P);
+  (E.Sync ? Gr.EndB : Gr.StartB).offer(En, tieKey(G.task(T).Lane, T), P);
   ++Gr.Edges;
   if (--Left[E.Group] == 0)
     sendGroup(E.Group);
@@ -261,7 +265,7 @@ template <bool Path> void WindowedWalk::walkTasks() {
   // every store of a time.
   const uint32_t *Own = Owner.data();
   int64_t *SBound = StartBound.data(), *EBound = EndBound.data();
-  TaskId *SSource = StartSource.data(), *ESource = EndSource.data();
+  uint64_t *SSource = StartSource.data(), *ESource = EndSource.data();
   PathTotals *TPath = TaskPath.data(), *LPath = LanePath.data();
   TaskId *LLast = LaneLast.data();
   int64_t *LEnd = LaneEnd.data();
@@ -285,24 +289,25 @@ template <bool Path> void WindowedWalk::walkTasks() {
       // processes did.
       const uint64_t Slot = T & M;
       int64_t SB = SBound[Slot], EB = EBound[Slot];
-      TaskId SS = SSource[Slot], ES = ESource[Slot];
+      uint64_t SS = SSource[Slot], ES = ESource[Slot];
       const PathTotals *SP = nullptr, *EP = nullptr;
       if constexpr (Path) {
-        SP = SS != NoId ? &TPath[SS & M] : nullptr;
-        EP = ES != NoId ? &TPath[ES & M] : nullptr;
+        // A key's low half is its task's id, so masked it is the slot.
+        SP = SS != NoKey ? &TPath[SS & M] : nullptr;
+        EP = ES != NoKey ? &TPath[ES & M] : nullptr;
       }
       if (NextWaiting != X.Waiting.size() &&
           X.Waiting[NextWaiting].first == T) {
         A = waitFor(T, X.Waiting[NextWaiting++].second);
-        if (A.StartB.Src != NoId &&
-            (SS == NoId || A.StartB.End > SB ||
-             (A.StartB.End == SB && A.StartB.Src < SS))) {
+        // Every key is below NoKey, which a slot without a push holds.
+        if (A.StartB.Src != NoKey &&
+            (A.StartB.End > SB || (A.StartB.End == SB && A.StartB.Src < SS))) {
           SB = A.StartB.End;
           SS = A.StartB.Src;
           SP = &A.StartB.Path;
         }
-        if (A.EndB.Src != NoId && (ES == NoId || A.EndB.End > EB ||
-                                   (A.EndB.End == EB && A.EndB.Src < ES))) {
+        if (A.EndB.Src != NoKey &&
+            (A.EndB.End > EB || (A.EndB.End == EB && A.EndB.Src < ES))) {
           EB = A.EndB.End;
           ES = A.EndB.Src;
           EP = &A.EndB.Path;
@@ -313,6 +318,7 @@ template <bool Path> void WindowedWalk::walkTasks() {
       const int64_t LpEnd = LEnd[L];
       if (Lp != NoId)
         St = std::max(St, LpEnd);
+      const uint64_t Key = tieKey(L, T);
       St += Tk.GapNs;
       const int64_t En = std::max(St + Tk.DurationNs, EB);
 
@@ -320,7 +326,8 @@ template <bool Path> void WindowedWalk::walkTasks() {
       if constexpr (Path) {
         // The path T's step extends (the file comment says which).
         const bool Held = En > St + Tk.DurationNs;
-        const bool ByLane = extendsLane(Lp, LpEnd, SS, SB);
+        const bool ByLane =
+            extendsLane(Lp == NoId ? NoKey : tieKey(L, Lp), LpEnd, SS, SB);
         P = PathTotals::step(Held     ? *EP
                              : ByLane ? LPath[L]
                              : SP     ? *SP
@@ -329,15 +336,15 @@ template <bool Path> void WindowedWalk::walkTasks() {
         TPath[Slot] = P;
         LPath[L] = P;
       }
-      if (En > LastEnd) {
+      if (En > LastEnd || (En == LastEnd && Key < LastKey)) {
         LastEnd = En;
-        LastTask = T;
+        LastKey = Key;
         LastPath = P;
       }
       SBound[Slot] = 0;
       EBound[Slot] = Unset;
-      SSource[Slot] = NoId;
-      ESource[Slot] = NoId;
+      SSource[Slot] = NoKey;
+      ESource[Slot] = NoKey;
       LLast[L] = T;
       LEnd[L] = En;
       Summary.add(Tk, St, En);
@@ -345,20 +352,17 @@ template <bool Path> void WindowedWalk::walkTasks() {
         observe(T, St, En);
       noteVisited(Tk);
 
-      // Pushed along our edges as the windowed sweep pushes: sources come in
-      // increasing ids, so on a tie the first stays.
+      // Pushed along our edges as the windowed sweep pushes.
       for (; Edges != EdgesEnd && Edges->Src == T; ++Edges) {
         if (Own[Tasks[Edges->Dst].Lane] != Me)
           continue;
         const uint64_t To = Edges->Dst & M;
-        if (Edges->Kind == EdgeKind::Sync) {
-          if (En > EBound[To]) {
-            EBound[To] = En;
-            ESource[To] = T;
-          }
-        } else if (En > SBound[To] || SSource[To] == NoId) {
-          SBound[To] = En;
-          SSource[To] = T;
+        const bool Sync = Edges->Kind == EdgeKind::Sync;
+        int64_t &Bound = Sync ? EBound[To] : SBound[To];
+        uint64_t &Source = Sync ? ESource[To] : SSource[To];
+        if (En > Bound || (En == Bound && Key < Source)) {
+          Bound = En;
+          Source = Key;
         }
       }
       // The rare crossings read T's path back from its slot (all zeros
@@ -391,14 +395,14 @@ void WindowedWalk::observe(TaskId T, int64_t St, int64_t En) {
 llvm::Optional<SimResult>
 WindowedWalk::reduce(bool CriticalPath, std::vector<ProcessShare> *Shares) {
   constexpr auto Results = ProcessGroup::Channel::Results;
-  // The share and earliest recorded start, then the last task's end, id
+  // The share and earliest recorded start, then the last task's end, key
   // and path and the sums' length; then the sums, then what the observer
   // saw.
   constexpr size_t HeadValues = ShareValues + 7;
   if (Me != 0) {
     std::vector<int64_t> Out;
     appendShare(Out);
-    Out.insert(Out.end(), {LastEnd, static_cast<int64_t>(LastTask)});
+    Out.insert(Out.end(), {LastEnd, static_cast<int64_t>(LastKey)});
     appendPath(LastPath, Out);
     Out.push_back(0);
     Summary.pack(Out);
@@ -416,11 +420,11 @@ WindowedWalk::reduce(bool CriticalPath, std::vector<ProcessShare> *Shares) {
   for (unsigned P = 1; P != Processes; ++P) {
     receiveResults(P, In, MinStart, Shares);
     const int64_t *V = In.data() + ShareValues;
-    const TaskId Last = static_cast<TaskId>(V[1]);
-    if (Last != NoId && (LastTask == NoId || V[0] > LastEnd ||
-                         (V[0] == LastEnd && Last < LastTask))) {
+    const uint64_t Last = static_cast<uint64_t>(V[1]);
+    if (Last != NoKey &&
+        (V[0] > LastEnd || (V[0] == LastEnd && Last < LastKey))) {
       LastEnd = V[0];
-      LastTask = Last;
+      LastKey = Last;
       LastPath = pathFrom(&V[2]);
     }
     llvm::ArrayRef<int64_t> Sums =

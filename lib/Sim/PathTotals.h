@@ -4,7 +4,7 @@
 // Private to lib/Sim. The walk back of CriticalPath.h steps from a task to
 // its decider: the latest-ending Sync predecessor of a task held past its
 // duration, else the latest-ending of its lane predecessor and start
-// predecessors, ties to the lower id. So the totals of the path that ends
+// predecessors, ties to the lower tieKey(). So the totals of the path that ends
 // at a task are its decider's plus its own step, and the run's path is the
 // one that ends at the task that ends last. The windowed sweep of one
 // process (WindowedSweep.cpp) and of many (DistributedWindowedSweep.cpp)
@@ -68,14 +68,18 @@ struct PathTotals {
   }
 };
 
-/// Whether a task's step extends its lane predecessor \p Lp (ended at
-/// \p LpEnd; NoId if none) rather than its latest-ending start predecessor
-/// \p D (ended at \p DEnd; NoId if none): the later-ending, the lower id on
-/// a tie. Without a branch: each way is common, and the sweep is faster
-/// without the mispredictions.
-inline bool extendsLane(TaskId Lp, int64_t LpEnd, TaskId D, int64_t DEnd) {
-  return (Lp != NoId) &
-         ((D == NoId) | (LpEnd > DEnd) | ((LpEnd == DEnd) & (Lp < D)));
+/// No predecessor: above every tieKey().
+constexpr uint64_t NoKey = ~uint64_t(0);
+
+/// Whether a task's step extends its lane predecessor (tieKey() \p LpKey,
+/// ended at \p LpEnd; NoKey if none) rather than its latest-ending start
+/// predecessor (\p DKey, ended at \p DEnd; NoKey if none): the
+/// later-ending, the lower key on a tie. Without a branch: each way is
+/// common, and the sweep is faster without the mispredictions.
+inline bool extendsLane(uint64_t LpKey, int64_t LpEnd, uint64_t DKey,
+                        int64_t DEnd) {
+  return (LpKey != NoKey) & ((DKey == NoKey) | (LpEnd > DEnd) |
+                             ((LpEnd == DEnd) & (LpKey < DKey)));
 }
 
 /// Per lane, which half of PathTotals::GpuCpu its work goes to: all ones

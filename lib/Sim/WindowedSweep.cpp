@@ -20,8 +20,8 @@
 // the critical path forward. The walk back of CriticalPath.h steps from a
 // task to its decider: the latest-ending Sync predecessor of a task held
 // past its duration, else the latest-ending of its lane predecessor and
-// start predecessors, ties to the lower id. So the totals of the path that
-// ends at a task are its decider's plus its own step, and the run's path
+// start predecessors, ties to the lower tieKey(). So the totals of the path
+// that ends at a task are its decider's plus its own step, and the run's path
 // is the one that ends at the task that ends last. The bounds pushed along
 // edges carry their source, a second ring holds the totals of the tasks
 // visited within the window, and a lane slot those of its last task: no
@@ -36,6 +36,7 @@
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/CriticalPath.h"
 
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -88,68 +89,83 @@ constexpr TaskId ObservedRun = 4096;
 
 /// A WindowStore that also adds up the critical path.
 struct PathStore : WindowStore {
-  /// Raises the bound and, on a later end (or on the first push: sources
-  /// come in increasing ids, so on a tie the lower one stays), its source.
-  void push(TaskId Src, const Edge &E, int64_t En) {
+  /// Raises the bound and, on a later end or an equal one from a lower
+  /// tieKey(), its source: the task visited last.
+  void push(TaskId, const Edge &E, int64_t En) {
     const uint64_t Slot = E.Dst & Mask;
+    // Every end is above Unset, and every key below NoKey.
     if (E.Kind == EdgeKind::Sync) {
-      if (En > EndBound[Slot]) { // every end is above Unset
+      if (En > EndBound[Slot] ||
+          (En == EndBound[Slot] && Key < EndSource[Slot])) {
         EndBound[Slot] = En;
-        EndSource[Slot] = Src;
+        EndSource[Slot] = Key;
       }
-    } else if (En > StartBound[Slot] || StartSource[Slot] == NoId) {
+    } else if (En > StartBound[Slot] ||
+               (En == StartBound[Slot] && Key < StartSource[Slot])) {
       StartBound[Slot] = En;
-      StartSource[Slot] = Src;
+      StartSource[Slot] = Key;
     }
   }
-  void visit(TaskId T, const Task &Tk, int64_t St, int64_t En) {
+  // Inlined: the sweep's loop is this and push(), and a call a task costs
+  // a fifth of the sweep.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void visit(TaskId T, const Task &Tk, int64_t St,
+                                          int64_t En) {
     const uint64_t Slot = T & Mask;
     const LaneId L = Tk.Lane;
+    Key = tieKey(L, T);
     // Which path the task's step extends, chosen without a branch: each
     // way is common, and the sweep is faster without the mispredictions.
     // A task held past its duration by a Sync predecessor extends that
     // one's path, adding no time (its wait overlaps what it waited for).
     // Otherwise the later-ending of its lane predecessor and the start
-    // predecessor that ended last, the lower id on a tie; or none.
+    // predecessor that ended last, the lower tieKey() on a tie; or none.
+    // A key's low half is its task's id, so masked it is the task's slot.
     const bool Held = En > St + Tk.DurationNs;
-    const TaskId D = StartSource[Slot], Lp = LaneLast[L];
+    const uint64_t D = StartSource[Slot];
+    const TaskId Lp = LaneLast[L];
     const int64_t DEnd = StartBound[Slot], LpEnd = LaneEnd[L];
-    const bool ByLane = extendsLane(Lp, LpEnd, D, DEnd);
+    const bool ByLane =
+        extendsLane(Lp == NoId ? NoKey : tieKey(L, Lp), LpEnd, D, DEnd);
     static const PathTotals None;
-    const PathTotals *From = Held        ? &TaskPath[EndSource[Slot] & Mask]
-                             : ByLane    ? &LanePath[L]
-                             : D != NoId ? &TaskPath[D & Mask]
-                                         : &None;
+    const PathTotals *From = Held         ? &TaskPath[EndSource[Slot] & Mask]
+                             : ByLane     ? &LanePath[L]
+                             : D != NoKey ? &TaskPath[D & Mask]
+                                          : &None;
     const PathTotals C = PathTotals::step(*From, Tk, Held, LaneMask[L]);
     TaskPath[Slot] = C;
     LanePath[L] = C;
-    // The same for the task that ends last, the lower id on a tie.
-    if (En > LastEnd) {
+    // The same for the task that ends last, the lower key on a tie.
+    if (En > LastEnd || (En == LastEnd && Key < LastKey)) {
       LastEnd = En;
+      LastKey = Key;
       LastPath = C;
     }
-    StartSource[Slot] = NoId;
-    EndSource[Slot] = NoId;
+    StartSource[Slot] = NoKey;
+    EndSource[Slot] = NoKey;
     WindowStore::visit(T, Tk, St, En);
   }
 
   /// The run's critical path: the one that ends at the task that ends last.
   CriticalPathTotals lastPath() const { return LastPath.endingAt(LastEnd); }
 
-  /// Per ring slot: the sources of the bounds, NoId if none was pushed,
-  /// and, once the task is visited, the totals of the path that ends there
-  /// (the sources of a task are less than a window before it, so their
-  /// slots still hold theirs).
-  TaskId *StartSource, *EndSource;
+  /// Per ring slot: the tieKey()s of the bounds' sources, NoKey if none was
+  /// pushed, and, once the task is visited, the totals of the path that
+  /// ends there (the sources of a task are less than a window before it,
+  /// so their slots still hold theirs).
+  uint64_t *StartSource, *EndSource;
   PathTotals *TaskPath;
   /// Per lane: the totals of the path that ends at its last task, and which
   /// half of PathTotals::GpuCpu its work goes to (all ones there, zeros in
   /// the other; zeros in both for a communication channel).
   PathTotals *LanePath;
   const Pair *LaneMask;
-  /// The path that ends at the task that ends last (the lower id on a tie).
+  /// The tieKey() of the task being visited, whose end the pushes carry.
+  uint64_t Key = NoKey;
+  /// The path that ends at the task that ends last (the lower key on a
+  /// tie).
   PathTotals LastPath = {};
   int64_t LastEnd = Unset;
+  uint64_t LastKey = NoKey;
 };
 
 /// Another store that also hands the times to an observer, in runs.
@@ -173,7 +189,7 @@ template <class Base> struct ObservedStore : Base {
 /// A ring of up to this many slots is used whenever it is at most half the
 /// graph. A wider one (a job of many ranks, whose collectives join tasks
 /// far apart in slot order) only where it is also at most a sixteenth of
-/// the tasks: with the critical path a slot takes 56 bytes, so the ring is
+/// the tasks: with the critical path a slot takes 64 bytes, so the ring is
 /// then under 4 bytes a task, against the 16 of the full sweep's times and
 /// the walk over them that the headline would need afterwards.
 static constexpr uint64_t MaxWindow = uint64_t(1) << 20;
@@ -230,7 +246,7 @@ bool sim::replayWindowed(const Graph &G, SimResult &R,
     if (!Sweep(S))
       return false;
   } else {
-    std::vector<TaskId> StartSource(Window, NoId), EndSource(Window, NoId);
+    std::vector<uint64_t> StartSource(Window, NoKey), EndSource(Window, NoKey);
     std::vector<PathTotals> TaskPath(Window), LanePath(G.numLanes());
     const std::vector<Pair> LaneMask = laneMasks(G);
     PathStore S{Plain,           StartSource.data(), EndSource.data(),

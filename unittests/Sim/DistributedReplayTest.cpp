@@ -223,28 +223,42 @@ private:
 /// an iteration per step, and a world collective at the end of each step:
 /// each rank's arrival -> the barrier on a lane of no rank -> its kernel,
 /// held until the barrier ends (MatchCollectives.h). Durations and gaps
-/// come from a few values, so that ends often tie.
-Graph jobGraph(uint32_t Seed, int32_t Ranks, unsigned Steps) {
+/// come from a few values, so that ends often tie. With \p LanesAgainstIds
+/// the lanes are numbered against the order tasks are added in (the last
+/// rank's first, a rank's streams before its thread, the barrier's last),
+/// so that a tie's lower lane is as often the higher id as the lower.
+Graph jobGraph(uint32_t Seed, int32_t Ranks, unsigned Steps,
+               bool LanesAgainstIds = false) {
   std::mt19937 Rng(Seed);
   auto Pick = [&](uint32_t N) { return static_cast<int64_t>(Rng() % N); };
   Graph G;
-  const LaneId World = addLane(G, "collectives world", LaneKind::CommChannel);
+  auto AddWorld = [&] {
+    return addLane(G, "collectives world", LaneKind::CommChannel);
+  };
+  const LaneId World = LanesAgainstIds ? NoId : AddWorld();
   struct RankLanes {
     LaneId Cpu, Gpu, Gpu2;
     TaskId LastCpu = NoId;
   };
-  std::vector<RankLanes> R;
-  for (int32_t Rank = 0; Rank != Ranks; ++Rank) {
-    RankLanes L;
-    L.Cpu = addLane(G, "python", LaneKind::CpuThread);
-    L.Gpu = addLane(G, "stream 7", LaneKind::GpuStream);
-    L.Gpu2 = Rank % 2 ? addLane(G, "stream 9", LaneKind::GpuStream) : L.Gpu;
+  std::vector<RankLanes> R(Ranks);
+  for (int32_t I = 0; I != Ranks; ++I) {
+    const int32_t Rank = LanesAgainstIds ? Ranks - 1 - I : I;
+    RankLanes &L = R[Rank];
+    if (LanesAgainstIds) {
+      L.Gpu = addLane(G, "stream 7", LaneKind::GpuStream);
+      L.Gpu2 = Rank % 2 ? addLane(G, "stream 9", LaneKind::GpuStream) : L.Gpu;
+      L.Cpu = addLane(G, "python", LaneKind::CpuThread);
+    } else {
+      L.Cpu = addLane(G, "python", LaneKind::CpuThread);
+      L.Gpu = addLane(G, "stream 7", LaneKind::GpuStream);
+      L.Gpu2 = Rank % 2 ? addLane(G, "stream 9", LaneKind::GpuStream) : L.Gpu;
+    }
     for (LaneId Ln : {L.Cpu, L.Gpu, L.Gpu2}) {
       G.lane(Ln).Rank = Rank;
       G.lane(Ln).Device = Rank;
     }
-    R.push_back(L);
   }
+  const LaneId WorldLane = LanesAgainstIds ? AddWorld() : World;
   const int64_t StepNs = 10000;
   for (unsigned Step = 0; Step != Steps; ++Step) {
     const int64_t Begin = int64_t(Step) * StepNs;
@@ -274,7 +288,7 @@ Graph jobGraph(uint32_t Seed, int32_t Ranks, unsigned Steps) {
       Arrive.push_back(A);
       L.LastCpu = Prev;
     }
-    TaskId B = addTask(G, World, "all_reduce", Begin + 7500, 500 + Pick(3),
+    TaskId B = addTask(G, WorldLane, "all_reduce", Begin + 7500, 500 + Pick(3),
                        TaskKind::Collective);
     for (int32_t Rank = 0; Rank != Ranks; ++Rank) {
       G.addEdge(Arrive[Rank], B, EdgeKind::Comm);
@@ -479,9 +493,10 @@ TEST(DistributedReplayTest, WindowedSweepReducesWhatOneProcessSums) {
   // Where no task's times are kept, a job as read from a file is walked by
   // the windowed sweep on each process, and process 0 adds up the lanes,
   // iterations, critical path and observer's view: exactly the one-process
-  // windowed sweep's.
+  // windowed sweep's. Half the jobs number their lanes against their ids,
+  // so that the tie rule (tieKey()) is checked where it is not the ids'.
   for (uint32_t Seed = 0; Seed != 12; ++Seed) {
-    Graph File = fileCopy(jobGraph(Seed, 6, 40));
+    Graph File = fileCopy(jobGraph(Seed, 6, 40, Seed % 2));
     SimOptions Opts;
     Opts.TaskTimes = false;
     Opts.CriticalPath = true;

@@ -14,7 +14,9 @@
 // goes to what decided the current task's end: the latest-ending Sync
 // predecessor if the task was blocked past its own duration, otherwise the
 // latest-ending of its lane predecessor and start predecessors. Ties go to
-// the lower TaskId. Each step puts the task's gap and duration on the path,
+// the predecessor on the lower lane, and on one lane to the earlier
+// (tieKey()); the walk starts from the task that ends last, ties alike.
+// Each step puts the task's gap and duration on the path,
 // or nothing for a blocked task (its wait overlaps the work it waited for),
 // so the path's time adds up to the makespan exactly.
 //
@@ -85,6 +87,14 @@ findCriticalPath(const Graph &G, const SimResult &R, const CanonicalOrder &C);
 /// graph laid out as a file holds it, with every lane InOrder, needs none.
 llvm::Expected<CriticalPath>
 findCriticalPath(const Graph &G, const SimResult &R, const CanonicalOrder *C);
+
+/// The order in which predecessors that end at the same moment are
+/// preferred, lowest first: by lane, then, on one lane, by id (its place on
+/// the lane). A rank's lanes and their orders are the rank's own, so a
+/// process that simulates some ranks of a job decides their ties alone;
+/// ids across lanes are places in the whole job's canonical order, which
+/// only every rank's tasks together tell (docs/Distributed.md).
+inline uint64_t tieKey(LaneId L, TaskId T) { return uint64_t(L) << 32 | T; }
 
 /// Time on a critical path by category. ByTaskKind and ByLaneKind add up,
 /// with GapNs, to the path's length. ByPhase adds up to it alone: a gap is
