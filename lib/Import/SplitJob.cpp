@@ -11,6 +11,7 @@
 
 #include "FoldRanks.h"
 #include "JobAssembler.h"
+#include "SplitJobFiles.h"
 
 #include "daydream/IR/BinaryFormat.h"
 #include "daydream/IR/FileKind.h"
@@ -107,6 +108,14 @@ Graph dd::import::collectiveTable(const Graph &G) {
   for (const TaskNote &N : G.notes())
     if (N.Task < Keep.size() && (Keep[N.Task] & 1) && isGroupNote(G.str(N.Key)))
       Table.addNote(NewId[N.Task], G.str(N.Key), G.str(N.Value));
+  // Its steps too, which matching does not read: a process that simulates
+  // other ranks of the job has the table stand in for this one
+  // (JobShare.h), and reports every rank's iterations.
+  for (const Iteration &I : G.iterations()) {
+    Iteration NI = I;
+    NI.Name = Table.intern(G.str(I.Name));
+    Table.iterationsMut().push_back(NI);
+  }
   return Table;
 }
 
@@ -202,17 +211,7 @@ llvm::Error dd::import::printRankTableFile(int32_t World,
   return printTextGraph(Table, OS);
 }
 
-namespace {
-
-/// A rank's table file: its job-file lines, then its table.
-struct ReadTable {
-  JobFile::Rank Entry;
-  int32_t World = 0;
-  std::string Path;
-  Graph Table;
-};
-
-llvm::Expected<ReadTable> readRankTableFile(StringRef Path) {
+llvm::Expected<ReadTable> dd::import::readRankTableFile(StringRef Path) {
   auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
   if (!Buf)
     return jobError(Path + ": " + Buf.getError().message());
@@ -249,6 +248,8 @@ llvm::Expected<ReadTable> readRankTableFile(StringRef Path) {
   T.Table = std::move(*G);
   return std::move(T);
 }
+
+namespace {
 
 /// Where a rank's file is, from its table file's folder.
 std::string besideTable(StringRef TablePath, StringRef File) {
@@ -326,11 +327,7 @@ dd::import::linkRankTables(llvm::ArrayRef<std::string> Paths, StringRef JobPath,
   return std::move(J);
 }
 
-namespace {
-
-/// Where rank \p R's file is: as the job file \p JobPath names it,
-/// relative to its folder.
-std::string rankPathOf(StringRef JobPath, const JobFile::Rank &R) {
+std::string dd::import::rankPathOf(StringRef JobPath, const JobFile::Rank &R) {
   if (llvm::sys::path::is_absolute(R.File))
     return R.File;
   llvm::SmallString<256> Path = llvm::sys::path::parent_path(JobPath);
@@ -338,9 +335,9 @@ std::string rankPathOf(StringRef JobPath, const JobFile::Rank &R) {
   return Path.str().str();
 }
 
-/// One rank's file, checked against what the job file says of it.
-llvm::Expected<Graph> readRankFile(StringRef JobPath, const JobFile &J,
-                                   const JobFile::Rank &R) {
+llvm::Expected<Graph> dd::import::readRankFile(StringRef JobPath,
+                                               const JobFile &J,
+                                               const JobFile::Rank &R) {
   const std::string Path = rankPathOf(JobPath, R);
   const std::string Where =
       (JobPath + ": rank " + llvm::Twine(R.Rank) + "'s file " + Path).str();
@@ -375,15 +372,7 @@ llvm::Expected<Graph> readRankFile(StringRef JobPath, const JobFile &J,
   return G;
 }
 
-/// A rank lowered apart counted its lanes' first gaps from its own first
-/// event, \p OriginNs; the job counts them from its earliest, \p JobNs, as
-/// a single import of every rank does (Lowering.h: OriginNs). A CPU
-/// thread's first task that waited for nothing has the gap from the origin
-/// to its start, and only it: the gap of one that waited counts from what
-/// it waited for. So moving the origin lengthens exactly those gaps. (A
-/// GPU stream's first kernel without a launch keeps a gap only up to the
-/// GPU's latency, which a rank's file does not record; it is left as is.)
-void countFromJobOrigin(Graph &G, int64_t OriginNs, int64_t JobNs) {
+void dd::import::countFromJobOrigin(Graph &G, int64_t OriginNs, int64_t JobNs) {
   const int64_t Earlier = OriginNs - JobNs;
   if (Earlier <= 0)
     return;
@@ -396,6 +385,8 @@ void countFromJobOrigin(Graph &G, int64_t OriginNs, int64_t JobNs) {
       Tk.GapNs += Earlier;
   }
 }
+
+namespace {
 
 /// Refuses, before reading a rank, a job whose graph cannot be held: in
 /// memory it takes at least its ranks' binary files' bytes (each record is
@@ -426,10 +417,10 @@ llvm::Error checkFitsInMemory(StringRef JobPath, const JobFile &J) {
       JobPath, J.Ranks.size(), Bytes >> 30, Memory >> 30));
 }
 
-/// The groups the job's graph matched collectives in, as the job file
-/// records them: what linking found must still hold.
-llvm::Error checkGroups(StringRef JobPath, const JobFile &J,
-                        const CollectiveStats &Stats) {
+} // namespace
+
+llvm::Error dd::import::checkGroups(StringRef JobPath, const JobFile &J,
+                                    const CollectiveStats &Stats) {
   uint64_t Recorded = 0;
   for (const JobFile::Group &Gr : J.Groups)
     Recorded += Gr.Collectives;
@@ -441,12 +432,8 @@ llvm::Error checkGroups(StringRef JobPath, const JobFile &J,
       JobPath, Stats.Matched, Recorded));
 }
 
-/// The job's graph as a tool reads a file: written to an unnamed temporary
-/// file and read back from it for \p Use. A tool then sees the very graph
-/// (its numbering, its edges' order, its records mapped from a file) that
-/// a single import's file gives it, and the job's records live in the page
-/// cache, not in the process's memory.
-llvm::Expected<Graph> readAsFile(StringRef Path, Graph &&Job, GraphUse Use) {
+llvm::Expected<Graph> dd::import::readAsFile(StringRef Path, Graph &&Job,
+                                             GraphUse Use) {
   int FD = -1;
   llvm::SmallString<128> Temp;
   if (std::error_code EC =
@@ -487,13 +474,15 @@ llvm::Expected<Graph> readAsFile(StringRef Path, Graph &&Job, GraphUse Use) {
   return G;
 }
 
-} // namespace
-
-llvm::Expected<Graph> dd::import::readSplitJob(StringRef Path, GraphUse Use) {
+llvm::Expected<JobFile> dd::import::readJobFile(StringRef Path) {
   auto Text = llvm::MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
   if (!Text)
     return jobError(Path + ": " + Text.getError().message());
-  auto J = parseJobFile(Path, (*Text)->getBuffer());
+  return parseJobFile(Path, (*Text)->getBuffer());
+}
+
+llvm::Expected<Graph> dd::import::readSplitJob(StringRef Path, GraphUse Use) {
+  auto J = readJobFile(Path);
   if (!J)
     return J.takeError();
   if (llvm::Error E = checkFitsInMemory(Path, *J))

@@ -39,6 +39,7 @@
 #include <chrono>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <utility>
 
 using namespace dd;
@@ -51,8 +52,10 @@ std::vector<uint32_t> dd::assignLanesToProcesses(const Graph &G,
   return assignLanes(G, Processes, nullptr);
 }
 
-std::vector<uint32_t> dd::sim::assignLanes(const Graph &G, unsigned Processes,
-                                           std::vector<RankRun> *Runs) {
+std::vector<uint32_t>
+dd::sim::assignLanes(const Graph &G, unsigned Processes,
+                     std::vector<RankRun> *Runs,
+                     llvm::ArrayRef<uint32_t> ProcessOfRank) {
   std::vector<uint32_t> Owner(G.numLanes(), 0);
   const bool AllLive = G.numTasks() == G.numTaskSlots();
   if (!(Runs && AllLive) && Processes <= 1)
@@ -96,6 +99,12 @@ std::vector<uint32_t> dd::sim::assignLanes(const Graph &G, unsigned Processes,
   uint64_t Before = 0;
   size_t Index = 0;
   for (const auto &[Rank, Count] : RankTasks) {
+    if (!ProcessOfRank.empty()) {
+      RankOwner[Rank] = static_cast<size_t>(Rank) < ProcessOfRank.size()
+                            ? std::min(ProcessOfRank[Rank], Processes - 1)
+                            : 0;
+      continue;
+    }
     uint64_t Process = Total == 0
                            ? Index * Processes / RankTasks.size()
                            : ((2 * Before + Count) * Processes) / (2 * Total);
@@ -126,10 +135,11 @@ std::vector<uint32_t> dd::sim::assignLanes(const Graph &G, unsigned Processes,
   return Owner;
 }
 
-WalkBase::WalkBase(const Graph &G, ProcessGroup &PG)
-    : G(G), PG(PG), Me(PG.index()) {
+WalkBase::WalkBase(const Graph &G, ProcessGroup &PG,
+                   llvm::ArrayRef<uint32_t> ProcessOfRank)
+    : G(G), PG(PG), Me(PG.index()), IsShare(!ProcessOfRank.empty()) {
   std::vector<RankRun> Runs;
-  Owner = assignLanes(G, PG.size(), &Runs);
+  Owner = assignLanes(G, PG.size(), &Runs, ProcessOfRank);
   llvm::DenseMap<int32_t, uint32_t> RankOwner; // keys: rank + 1
   for (LaneId L = 0; L != G.numLanes(); ++L)
     RankOwner[G.lane(L).Rank + 1] = Owner[L];
@@ -144,6 +154,68 @@ WalkBase::WalkBase(const Graph &G, ProcessGroup &PG)
     else
       OwnedRuns.emplace_back(Begin, End);
   }
+  if (IsShare)
+    nameOnTheWire();
+}
+
+void WalkBase::nameOnTheWire() {
+  // Every share has every barrier (a table copies its rank's collectives),
+  // on the same lanes in the same order, each with the same members: each
+  // barrier, then its arrivals by rank, then its members' kernels by rank
+  // (a tree may push a barrier's end into a member's kernel), numbered in
+  // that order.
+  std::vector<uint32_t> Place(G.numLanes(), 0);
+  llvm::DenseMap<TaskId, uint64_t> BarrierOf;
+  // (barrier, 0 for itself, 1 for an arrival, 2 for a kernel, rank, task).
+  using Name = std::tuple<uint64_t, int, int32_t, TaskId>;
+  std::vector<Name> Named;
+  for (TaskId T = 0, N = G.numTaskSlots(); T != N; ++T) {
+    const LaneId L = G.task(T).Lane;
+    if (G.isLive(T) && G.lane(L).Rank < 0) {
+      const uint64_t B = uint64_t(L) << 32 | Place[L]++;
+      BarrierOf[T] = B;
+      Named.emplace_back(B, 0, -1, T);
+    }
+  }
+  auto RankOf = [&](TaskId T) { return G.lane(G.task(T).Lane).Rank; };
+  for (const Edge &E : G.edgeSlots()) {
+    if (!G.isLive(E))
+      continue;
+    if (RankOf(E.Src) >= 0 && RankOf(E.Dst) < 0)
+      Named.emplace_back(BarrierOf.lookup(E.Dst), 1, RankOf(E.Src), E.Src);
+    else if (RankOf(E.Src) < 0 && RankOf(E.Dst) >= 0)
+      Named.emplace_back(BarrierOf.lookup(E.Src), 2, RankOf(E.Dst), E.Dst);
+  }
+  llvm::sort(Named);
+  // Two of one rank and role at one barrier could be numbered differently
+  // by two shares: neither is named, and the walk declines (wireable()).
+  auto Alike = [&](size_t I, size_t J) {
+    return J < Named.size() && std::get<0>(Named[I]) == std::get<0>(Named[J]) &&
+           std::get<1>(Named[I]) == std::get<1>(Named[J]) &&
+           std::get<2>(Named[I]) == std::get<2>(Named[J]);
+  };
+  for (size_t I = 0; I != Named.size(); ++I) {
+    if ((I && Alike(I, I - 1)) || Alike(I, I + 1))
+      continue;
+    const TaskId T = std::get<3>(Named[I]);
+    WireOf[T] = I;
+    LocalOf[I] = T;
+  }
+}
+
+bool WalkBase::wireable(const SweepCrossings &X) const {
+  if (!IsShare)
+    return true;
+  auto Named = [&](TaskId T) { return WireOf.count(T) != 0; };
+  return llvm::all_of(
+             X.Groups,
+             [&](const SweepCrossings::Group &Gr) { return Named(Gr.Into); }) &&
+         llvm::all_of(X.Remote,
+                      [&](const std::pair<TaskId, uint32_t> &R) {
+                        return Named(R.first);
+                      }) &&
+         llvm::all_of(X.Forward,
+                      [&](const auto &KV) { return Named(KV.first); });
 }
 
 namespace {
@@ -526,15 +598,38 @@ finishWalk(const Graph &G, TimesWalk &W, const OrderT &Order, ProcessGroup &PG,
 
 } // namespace
 
-llvm::Expected<llvm::Optional<SimResult>>
-dd::simulateDistributed(const Graph &G, const SimOptions &Opts,
-                        ProcessGroup &PG, std::vector<ProcessShare> *Shares) {
+/// What no walk over processes simulates, as its refusal.
+static llvm::Error checkWalkable(const Graph &G, const SimOptions &Opts) {
   for (const Lane &L : G.lanes())
     if (L.Order == LaneOrder::ByPriority)
       return refused("needs every lane in order, but lane '" + G.str(L.Name) +
                      "' runs by priority; simulate it as one process");
   if (Opts.ForceEventDriven)
     return refused("runs the linear engine, not the event-driven one");
+  return llvm::Error::success();
+}
+
+llvm::Expected<llvm::Optional<SimResult>>
+dd::simulateShares(const Graph &Share, const SimOptions &Opts, ProcessGroup &PG,
+                   llvm::ArrayRef<uint32_t> ProcessOfRank,
+                   std::vector<ProcessShare> *Shares, bool &Declined) {
+  const auto Began = std::chrono::steady_clock::now();
+  if (llvm::Error E = checkWalkable(Share, Opts))
+    return std::move(E);
+  if (Opts.TaskTimes || Opts.Order)
+    return refused("of a job's shares keeps no task's times and takes no "
+                   "order");
+  // Every process gets here: the options are the same on all, and a lane by
+  // priority is in every share (a table copies its rank's lanes).
+  return simulateWindowedOverShares(Share, Opts, PG, ProcessOfRank, Shares,
+                                    Declined, Began);
+}
+
+llvm::Expected<llvm::Optional<SimResult>>
+dd::simulateDistributed(const Graph &G, const SimOptions &Opts,
+                        ProcessGroup &PG, std::vector<ProcessShare> *Shares) {
+  if (llvm::Error E = checkWalkable(G, Opts))
+    return std::move(E);
   if (Opts.Order && Opts.Order->size() != G.numTasks())
     return refused("was given an order of " + llvm::Twine(Opts.Order->size()) +
                    " tasks for a graph of " + llvm::Twine(G.numTasks()) +

@@ -51,9 +51,12 @@ struct RankRun {
 };
 
 /// assignLanesToProcesses(), and where \p Runs is given and every task is
-/// live, the runs of \p G's slots in the same pass over the tasks.
+/// live, the runs of \p G's slots in the same pass over the tasks. Where
+/// \p ProcessOfRank is given (by rank), the ranks go to those processes
+/// rather than to blocks of about equal tasks.
 std::vector<uint32_t> assignLanes(const Graph &G, unsigned Processes,
-                                  std::vector<RankRun> *Runs);
+                                  std::vector<RankRun> *Runs,
+                                  llvm::ArrayRef<uint32_t> ProcessOfRank = {});
 
 /// (task of ours, process) for each task whose end is sent to another
 /// process that has successors of it, one message each; sorted, no repeats.
@@ -105,7 +108,13 @@ struct SweepCrossings {
 /// The owners, this process's share and the sending of ends.
 class WalkBase {
 public:
-  WalkBase(const Graph &G, ProcessGroup &PG);
+  /// \p ProcessOfRank: see assignLanes(). Given, \p G is a process's share
+  /// of a split job (JobShare.h), whose ids are its own: messages then
+  /// name a task by its place among the collectives' barriers and their
+  /// members' arrivals and kernels instead (wire()), and only such tasks
+  /// may cross processes (wireable()).
+  WalkBase(const Graph &G, ProcessGroup &PG,
+           llvm::ArrayRef<uint32_t> ProcessOfRank = {});
 
   ProcessShare &share() { return Share; }
   /// After the walk: every time message delivered.
@@ -113,14 +122,15 @@ public:
 
   /// How a process's results begin: its share and its earliest recorded
   /// start, in ShareValues values.
-  static constexpr size_t ShareValues = 7;
+  static constexpr size_t ShareValues = 8;
   void appendShare(std::vector<int64_t> &Out) const {
     Out.insert(Out.end(), {static_cast<int64_t>(Share.Tasks),
                            static_cast<int64_t>(Share.Messages),
                            static_cast<int64_t>(Share.Waits),
                            static_cast<int64_t>(Share.SetupNs),
                            static_cast<int64_t>(Share.WalkNs),
-                           static_cast<int64_t>(Share.WaitNs), MinStart});
+                           static_cast<int64_t>(Share.WaitNs), MinStart,
+                           static_cast<int64_t>(Share.Edges)});
   }
   /// Process 0: receives process \p P's results into \p In, which begin
   /// as appendShare() wrote them: records its share in \p Shares, if
@@ -139,10 +149,30 @@ public:
     S.SetupNs = static_cast<uint64_t>(In[3]);
     S.WalkNs = static_cast<uint64_t>(In[4]);
     S.WaitNs = static_cast<uint64_t>(In[5]);
+    S.Edges = static_cast<uint64_t>(In[7]);
   }
 
+  /// Whether every task that crosses processes in \p X can be named on
+  /// the wire: always, unless \p G is a share, where only a collective's
+  /// barrier, its members' arrivals and their kernels can (the only tasks
+  /// that cross between a split job's ranks; a pass's network lane would
+  /// not be).
+  bool wireable(const SweepCrossings &X) const;
+
 protected:
+  /// Fills WireOf and LocalOf for a share.
+  void nameOnTheWire();
   bool owns(TaskId T) const { return Owner[G.task(T).Lane] == Me; }
+  /// Task \p T as messages name it: its id, or in a share its number among
+  /// the barriers and their members' tasks, the same on every process
+  /// (nameOnTheWire()); and back.
+  int64_t wire(TaskId T) const {
+    return IsShare ? static_cast<int64_t>(WireOf.lookup(T)) : T;
+  }
+  TaskId local(int64_t W) const {
+    return IsShare ? LocalOf.lookup(static_cast<uint64_t>(W))
+                   : static_cast<TaskId>(W);
+  }
   uint32_t ownerOf(TaskId T) const { return Owner[G.task(T).Lane]; }
   /// Sends \p Values, a FromTask message for task \p T, to each process in
   /// \p Remote's run for \p T, which starts at \p Next; advances \p Next
@@ -214,6 +244,11 @@ protected:
   std::vector<std::pair<TaskId, TaskId>> OwnedRuns;
   std::vector<int64_t> Message;
   ProcessShare Share;
+  /// Whether G is a share of a split job, and then wire() and local()'s
+  /// tables (nameOnTheWire()).
+  bool IsShare = false;
+  llvm::DenseMap<TaskId, uint64_t> WireOf;
+  llvm::DenseMap<uint64_t, TaskId> LocalOf;
   /// The earliest recorded start among this process's tasks.
   int64_t MinStart = std::numeric_limits<int64_t>::max();
 };
@@ -232,6 +267,13 @@ simulateWindowedOverProcesses(const Graph &G, const SimOptions &Opts,
                               uint64_t Window, ProcessGroup &PG,
                               std::vector<ProcessShare> *Shares,
                               std::chrono::steady_clock::time_point Began);
+
+/// The same over shares of a split job (DistributedReplay.h:
+/// simulateShares()): None with \p Declined set where any process cannot.
+llvm::Optional<SimResult> simulateWindowedOverShares(
+    const Graph &Share, const SimOptions &Opts, ProcessGroup &PG,
+    llvm::ArrayRef<uint32_t> ProcessOfRank, std::vector<ProcessShare> *Shares,
+    bool &Declined, std::chrono::steady_clock::time_point Began);
 
 } // namespace dd::sim
 

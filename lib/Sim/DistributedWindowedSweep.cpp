@@ -96,7 +96,11 @@ class WindowedWalk : public WalkBase {
 public:
   /// \p Observer, if any, is shown this process's tasks.
   WindowedWalk(const Graph &G, ProcessGroup &PG, uint64_t Window,
-               TaskTimeObserver *Observer);
+               TaskTimeObserver *Observer,
+               llvm::ArrayRef<uint32_t> ProcessOfRank);
+
+  /// Whether every crossing can be named on the wire (WalkBase::wireable()).
+  bool wireable() const { return WalkBase::wireable(X); }
 
   /// Walks the tasks, adding up the critical path if \p CriticalPath.
   void walk(bool CriticalPath);
@@ -160,12 +164,13 @@ private:
 };
 
 WindowedWalk::WindowedWalk(const Graph &G, ProcessGroup &PG, uint64_t Window,
-                           TaskTimeObserver *Observer)
-    : WalkBase(G, PG), X(findSweepCrossings(G, Owner, Me)), Mask(Window - 1),
-      Observer(Observer), StartBound(Window, 0), EndBound(Window, Unset),
-      StartSource(Window, NoKey), EndSource(Window, NoKey), TaskPath(Window),
-      LaneLast(G.numLanes(), NoId), LaneEnd(G.numLanes(), 0),
-      LanePath(G.numLanes()), Summary(G, Partial) {
+                           TaskTimeObserver *Observer,
+                           llvm::ArrayRef<uint32_t> ProcessOfRank)
+    : WalkBase(G, PG, ProcessOfRank), X(findSweepCrossings(G, Owner, Me)),
+      Mask(Window - 1), Observer(Observer), StartBound(Window, 0),
+      EndBound(Window, Unset), StartSource(Window, NoKey),
+      EndSource(Window, NoKey), TaskPath(Window), LaneLast(G.numLanes(), NoId),
+      LaneEnd(G.numLanes(), 0), LanePath(G.numLanes()), Summary(G, Partial) {
   if (Observer) {
     RunStart.resize(ObservedRun);
     RunEnd.resize(ObservedRun);
@@ -178,7 +183,7 @@ WindowedWalk::WindowedWalk(const Graph &G, ProcessGroup &PG, uint64_t Window,
 
 void WindowedWalk::apply(llvm::ArrayRef<int64_t> M) {
   if (M[0] == FromTask) {
-    const TaskId Src = static_cast<TaskId>(M[1]);
+    const TaskId Src = local(M[1]);
     passDown(X, Src, M);
     const PathTotals P = pathFrom(&M[3]);
     for (const Edge &E : edgesOutOf(Src)) {
@@ -192,7 +197,7 @@ void WindowedWalk::apply(llvm::ArrayRef<int64_t> M) {
     return;
   }
   // Into our task, or from below in the task's tree into our group.
-  const TaskId D = static_cast<TaskId>(M[1]);
+  const TaskId D = local(M[1]);
   const bool Ours = owns(D);
   // Only a process with a group in D's tree has processes below it there.
   assert((Ours || X.GroupOf.count(D)) && "a message from below in a tree");
@@ -237,7 +242,7 @@ void WindowedWalk::sendGroup(uint32_t I) {
   const Bound &S = Gr.StartB, &D = Gr.EndB;
   Out.clear();
   Out.insert(Out.end(),
-             {IntoTask, static_cast<int64_t>(X.Groups[I].Into), S.End,
+             {IntoTask, wire(X.Groups[I].Into), S.End,
               static_cast<int64_t>(S.Src), D.End, static_cast<int64_t>(D.Src),
               static_cast<int64_t>(Gr.Edges)});
   appendPath(S.Path, Out);
@@ -353,6 +358,7 @@ template <bool Path> void WindowedWalk::walkTasks() {
       noteVisited(Tk);
 
       // Pushed along our edges as the windowed sweep pushes.
+      const Edge *const FirstOut = Edges;
       for (; Edges != EdgesEnd && Edges->Src == T; ++Edges) {
         if (Own[Tasks[Edges->Dst].Lane] != Me)
           continue;
@@ -365,11 +371,12 @@ template <bool Path> void WindowedWalk::walkTasks() {
           Source = Key;
         }
       }
+      Share.Edges += static_cast<uint64_t>(Edges - FirstOut);
       // The rare crossings read T's path back from its slot (all zeros
       // without the path), so that P itself stays in registers.
       if (NextRemote != X.Remote.size() && X.Remote[NextRemote].first == T) {
         Out.clear();
-        Out.insert(Out.end(), {FromTask, static_cast<int64_t>(T), En});
+        Out.insert(Out.end(), {FromTask, wire(T), En});
         appendPath(TPath[Slot], Out);
         sendEnd(X.Remote, T, Out, NextRemote);
       }
@@ -451,13 +458,11 @@ WindowedWalk::reduce(bool CriticalPath, std::vector<ProcessShare> *Shares) {
   return R;
 }
 
-} // namespace
-
-llvm::Optional<SimResult> dd::sim::simulateWindowedOverProcesses(
-    const Graph &G, const SimOptions &Opts, uint64_t Window, ProcessGroup &PG,
-    std::vector<ProcessShare> *Shares,
-    std::chrono::steady_clock::time_point Began) {
-  WindowedWalk W(G, PG, Window, Opts.Observer);
+/// Walks, then reduces on process 0; the setup began at \p Began.
+llvm::Optional<SimResult>
+walkAndReduce(WindowedWalk &W, const SimOptions &Opts,
+              std::vector<ProcessShare> *Shares,
+              std::chrono::steady_clock::time_point Began) {
   W.share().SetupNs = nanosecondsSince(Began);
   Began = std::chrono::steady_clock::now();
   W.walk(Opts.CriticalPath);
@@ -468,5 +473,47 @@ llvm::Optional<SimResult> dd::sim::simulateWindowedOverProcesses(
   llvm::Optional<SimResult> R = W.reduce(Opts.CriticalPath, Shares);
   if (R && Shares)
     (*Shares)[0].GatherNs = nanosecondsSince(Reducing);
+  return R;
+}
+
+} // namespace
+
+llvm::Optional<SimResult> dd::sim::simulateWindowedOverProcesses(
+    const Graph &G, const SimOptions &Opts, uint64_t Window, ProcessGroup &PG,
+    std::vector<ProcessShare> *Shares,
+    std::chrono::steady_clock::time_point Began) {
+  WindowedWalk W(G, PG, Window, Opts.Observer, {});
+  return walkAndReduce(W, Opts, Shares, Began);
+}
+
+llvm::Optional<SimResult> dd::sim::simulateWindowedOverShares(
+    const Graph &Share, const SimOptions &Opts, ProcessGroup &PG,
+    llvm::ArrayRef<uint32_t> ProcessOfRank, std::vector<ProcessShare> *Shares,
+    bool &Declined, std::chrono::steady_clock::time_point Began) {
+  // The ring holds what our tasks push into ours, so only our edges set its
+  // width: the stand-ins' tasks (the other ranks' collectives) are ready
+  // early in a share's order, and their edges into the barriers reach far.
+  const std::vector<uint32_t> Owner =
+      assignLanes(Share, PG.size(), nullptr, ProcessOfRank);
+  const Task *Tasks = Share.taskSlots().data();
+  auto Ours = [&](TaskId T) { return Owner[Tasks[T].Lane] == PG.index(); };
+  uint64_t Reach = 0;
+  bool Forward = Share.numTasks() == Share.numTaskSlots();
+  for (const Edge &E : Share.edgeSlots()) {
+    Forward = Forward && E.Src < E.Dst;
+    if (Ours(E.Src) && Ours(E.Dst))
+      Reach = std::max<uint64_t>(Reach, E.Dst - E.Src);
+  }
+  const uint64_t Window = Forward ? ringFor(Reach, Share.numTaskSlots()) : 0;
+  llvm::Optional<WindowedWalk> W;
+  if (Window && isSweepable(Share))
+    W.emplace(Share, PG, Window, Opts.Observer, ProcessOfRank);
+  const std::vector<uint8_t> Can = PG.agree(W && W->wireable());
+  Declined = !llvm::all_of(Can, [](uint8_t Ok) { return Ok; });
+  if (Declined)
+    return llvm::None;
+  llvm::Optional<SimResult> R = walkAndReduce(*W, Opts, Shares, Began);
+  if (R)
+    R->Engine = SimEngine::DistributedShares;
   return R;
 }

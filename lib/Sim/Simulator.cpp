@@ -119,6 +119,8 @@ llvm::StringRef dd::engineName(SimEngine E) {
     return "distributed sweep";
   case SimEngine::DistributedLinear:
     return "distributed linear";
+  case SimEngine::DistributedShares:
+    return "distributed windowed sweep of shares";
   }
   llvm_unreachable("unknown engine");
 }

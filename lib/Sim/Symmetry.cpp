@@ -144,19 +144,17 @@ uint64_t mix(uint64_t H, uint64_t X) {
   return H ^ (X + 0x9e3779b97f4a7c15ULL + (H << 6) + (H >> 2));
 }
 
-/// Whether any two ranks might be identical, from a cheap hash of each
-/// rank's tasks (no edges, no allocation per task): most jobs' ranks differ
-/// in some duration, and then the full signatures are not worth building.
-bool mayHaveTwins(const Graph &G, const std::vector<uint8_t> &Skip,
-                  size_t &NumRanks) {
-  llvm::DenseMap<int32_t, uint64_t> Hash; // keys: rank + 1
+} // namespace
+
+/// rankFilterHashes() of the ranks whose lanes \p Skip does not mark.
+static std::map<int32_t, uint64_t>
+filterHashes(const Graph &G, const std::vector<uint8_t> &Skip) {
+  std::map<int32_t, uint64_t> Hash;
   for (LaneId L = 0; L != G.numLanes(); ++L)
     if (G.lane(L).Rank >= 0 && !Skip[L])
-      Hash[G.lane(L).Rank + 1] = 0;
-  if (Hash.size() < 2) {
-    NumRanks = Hash.size();
-    return false;
-  }
+      Hash[G.lane(L).Rank] = 0;
+  if (Hash.size() < 2)
+    return Hash;
   // Each lane's tasks in lane order, hashed per lane; then each rank's
   // lanes in lane order. A graph as read from a file has its lanes in slot
   // order, so one pass over the task array hashes every lane, without the
@@ -183,10 +181,27 @@ bool mayHaveTwins(const Graph &G, const std::vector<uint8_t> &Skip,
     const Lane &Ln = G.lane(L);
     if (Ln.Rank < 0 || Skip[L])
       continue;
-    uint64_t &H = Hash[Ln.Rank + 1];
+    uint64_t &H = Hash[Ln.Rank];
     H = mix(mix(H, uint64_t(Ln.Kind)), LaneHash[L]);
   }
+  return Hash;
+}
+
+std::map<int32_t, uint64_t> dd::rankFilterHashes(const Graph &G) {
+  return filterHashes(G, std::vector<uint8_t>(G.numLanes(), 0));
+}
+
+namespace {
+
+/// Whether any two ranks might be identical, from a cheap hash of each
+/// rank's tasks (no edges, no allocation per task): most jobs' ranks differ
+/// in some duration, and then the full signatures are not worth building.
+bool mayHaveTwins(const Graph &G, const std::vector<uint8_t> &Skip,
+                  size_t &NumRanks) {
+  const std::map<int32_t, uint64_t> Hash = filterHashes(G, Skip);
   NumRanks = Hash.size();
+  if (Hash.size() < 2)
+    return false;
   llvm::DenseMap<uint64_t, unsigned> Seen;
   for (const auto &KV : Hash)
     if (++Seen[KV.second] == 2)

@@ -11,12 +11,14 @@
 #include "PredictedTrace.h"
 #include "SimPlot.h"
 #include "SimReport.h"
+#include "SimShares.h"
 #include "SimTimeline.h"
 #include "SimulationRun.h"
 #include "ToolSupport.h"
 #include "daydream/Analysis/MemoryBreakdown.h"
 #include "daydream/Analysis/Utilization.h"
 #include "daydream/IR/CanonicalOrder.h"
+#include "daydream/IR/FileKind.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/IRReader.h"
 #include "daydream/IR/RankCopies.h"
@@ -35,6 +37,7 @@
 
 #include <cassert>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -252,8 +255,25 @@ int dd::ddSimMain(int Argc, char **Argv, ProcessGroup *Processes) {
   if (!Policy)
     return Errors.everywhere(Policy.takeError());
   PhaseTimes Times;
+  // Pictures and the predicted trace show every task, so they need every
+  // task's times kept (SimulationRun.h).
+  const bool KeepTimes =
+      !Opt.Timeline.empty() || !Opt.Plot.empty() || !Opt.Kineto.empty();
+  // Under mpirun, a split job's report is made from each process's share
+  // of its ranks where the shares stand for the job (SimShares.h).
+  llvm::Optional<JobShareRead> Share;
+  if (Errors.split() && !KeepTimes &&
+      sniffFileKindOf(Opt.Input) == FileKind::DdJob) {
+    auto S = readShareOfJob(Opt.Input, *Processes);
+    if (int Status = Errors.agree(S ? llvm::Error::success() : S.takeError());
+        Status >= 0)
+      return Status;
+    if (sharesStandForJob(*S, *Processes, Opt.Symmetry))
+      Share = std::move(*S);
+  }
   // Simulating reads the tasks and never changes one.
-  auto G = readInputGraph(Opt.Input, GraphUse::ReadInPlace);
+  auto G = Share ? llvm::Expected<Graph>(std::move(Share->G))
+                 : readInputGraph(Opt.Input, GraphUse::ReadInPlace);
   // A file may be missing on one machine only.
   if (int Status = Errors.agree(G ? llvm::Error::success() : G.takeError());
       Status >= 0)
@@ -262,34 +282,50 @@ int dd::ddSimMain(int Argc, char **Argv, ProcessGroup *Processes) {
 
   std::string InputName =
       Opt.Input == "-" ? std::string("<stdin>") : Opt.Input.getValue();
-  // Pictures and the predicted trace show every task, so they need every
-  // task's times kept (SimulationRun.h).
   SimulationRequest Req;
   Req.InputName = InputName;
   Req.Policy = Policy->get();
   Req.Headline = Opt.Headline;
   Req.Symmetry = Opt.Symmetry;
-  Req.KeepTimes =
-      !Opt.Timeline.empty() || !Opt.Plot.empty() || !Opt.Kineto.empty();
+  Req.KeepTimes = KeepTimes;
   Req.Stats = Opt.Stats.isSet();
   Req.Times = &Times;
   Req.Processes = Processes;
-  SimulationRun Run;
-  if (llvm::Error E = runSimulation(*G, Req, Run)) {
-    // Before the replay's agreement the others are waiting at it.
-    if (!Run.Agreed)
-      return Errors.agree(std::move(E));
-    return Errors.everywhere(std::move(E));
+  if (Share)
+    Req.ProcessOfRank = Share->ProcessOfRank;
+  auto Run = std::make_unique<SimulationRun>();
+  llvm::Error Failed = runSimulation(*G, Req, *Run);
+  if (!Failed && (Run->SharesDeclined || Run->HeadlineNeedsWhole)) {
+    // The whole job after all: on every process, where a share could not
+    // be walked; on process 0 alone, where its headline needs every task's
+    // times (the others have sent their sums and are done).
+    if (Run->HeadlineNeedsWhole)
+      Req.Processes = nullptr;
+    Req.ProcessOfRank = {};
+    G = readInputGraph(Opt.Input, GraphUse::ReadInPlace);
+    const ProcessErrors Again(Req.Processes);
+    if (int Status = Again.agree(G ? llvm::Error::success() : G.takeError());
+        Status >= 0)
+      return Status;
+    Times.mark("read the whole job");
+    Run = std::make_unique<SimulationRun>();
+    Failed = runSimulation(*G, Req, *Run);
   }
-  if (Run.OtherFailed)
+  if (Failed) {
+    // Before the replay's agreement the others are waiting at it.
+    if (!Run->Agreed)
+      return ProcessErrors(Req.Processes).agree(std::move(Failed));
+    return ProcessErrors(Req.Processes).everywhere(std::move(Failed));
+  }
+  if (Run->OtherFailed)
     return 1;
   // Another process's share is done and sent: process 0 reports.
-  if (!Run.R)
+  if (!Run->R)
     return 0;
-  const SimResult &R = *Run.R;
+  const SimResult &R = *Run->R;
 
   if (!Opt.Timeline.empty() || !Opt.Plot.empty())
-    if (llvm::Error E = writePictures(Opt, InputName, *G, R, Run.SO))
+    if (llvm::Error E = writePictures(Opt, InputName, *G, R, Run->SO))
       return reportError(Tool, std::move(E));
   if (!Opt.Kineto.empty()) {
     auto Written = writePredictedTrace(*G, R, Opt.Kineto);
@@ -303,7 +339,7 @@ int dd::ddSimMain(int Argc, char **Argv, ProcessGroup *Processes) {
 
   std::string Report;
   llvm::raw_string_ostream OS(Report);
-  SimReportInfo Info = Run.reportInfo(InputName, (*Policy)->name());
+  SimReportInfo Info = Run->reportInfo(InputName, (*Policy)->name());
   if (Opt.Format == ReportFormat::Json)
     printSimReportJson(*G, R, Info, OS);
   else if (Opt.Format == ReportFormat::Csv)
@@ -314,7 +350,7 @@ int dd::ddSimMain(int Argc, char **Argv, ProcessGroup *Processes) {
     return reportError(Tool, std::move(E));
   Times.mark("report");
   if (Opt.TimePhases)
-    Times.print(llvm::errs(), Tool, G->numTasks());
-  printStatistics(llvm::errs(), Run.Stats);
+    Times.print(llvm::errs(), Tool, Run->Job ? Run->Job->Tasks : G->numTasks());
+  printStatistics(llvm::errs(), Run->Stats);
   return 0;
 }

@@ -192,14 +192,23 @@ std::string laneLabel(const Graph &G, LaneId L) {
 
 } // namespace
 
+/// The tasks and edges of the job \p G stands for: its own, those the
+/// symmetry reduction left out, or the whole job's where \p G is a share.
+static JobCounts jobCounts(const Graph &G, const SimReportInfo &Info) {
+  if (Info.Job)
+    return *Info.Job;
+  const SymmetryReduction *Sym = Info.Symmetry;
+  return JobCounts{G.numTasks() + (Sym ? Sym->RemovedTasks : 0),
+                   G.countLiveEdges() + (Sym ? Sym->RemovedEdges : 0)};
+}
+
 void dd::printSimReportText(const Graph &G, const SimResult &R,
                             const SimReportInfo &Info, llvm::raw_ostream &OS) {
   TimeUnit Fmt = TimeUnit::forSpan(R.MakespanNs);
   const SymmetryReduction *Sym = Info.Symmetry;
-  OS << "dd-sim: " << Info.InputName << ": "
-     << G.numTasks() + (Sym ? Sym->RemovedTasks : 0) << " tasks, "
-     << G.countLiveEdges() + (Sym ? Sym->RemovedEdges : 0) << " edges, "
-     << G.numLanes() << " lanes\n";
+  const JobCounts Counts = jobCounts(G, Info);
+  OS << "dd-sim: " << Info.InputName << ": " << Counts.Tasks << " tasks, "
+     << Counts.Edges << " edges, " << G.numLanes() << " lanes\n";
   if (Sym) {
     OS << "symmetry: " << Sym->Ranks << " ranks in " << Sym->Classes
        << " group(s) of identical ranks";
@@ -288,15 +297,14 @@ void dd::printSimReportJson(const Graph &G, const SimResult &R,
     Lanes.push_back(std::move(Lane));
   }
   const SymmetryReduction *Sym = Info.Symmetry;
-  llvm::json::Object Root{
-      {"input", Info.InputName},
-      {"policy", Info.PolicyName},
-      {"tasks", int64_t(G.numTasks() + (Sym ? Sym->RemovedTasks : 0))},
-      {"edges", int64_t(G.countLiveEdges() + (Sym ? Sym->RemovedEdges : 0))},
-      {"predicted_ns", R.MakespanNs},
-      {"origin_ns", R.OriginNs},
-      {"iterations", std::move(Iterations)},
-      {"lanes", std::move(Lanes)}};
+  llvm::json::Object Root{{"input", Info.InputName},
+                          {"policy", Info.PolicyName},
+                          {"tasks", int64_t(jobCounts(G, Info).Tasks)},
+                          {"edges", int64_t(jobCounts(G, Info).Edges)},
+                          {"predicted_ns", R.MakespanNs},
+                          {"origin_ns", R.OriginNs},
+                          {"iterations", std::move(Iterations)},
+                          {"lanes", std::move(Lanes)}};
   Root["prediction"] = Prediction;
   llvm::json::Array Pipelines;
   for (const PipelineRun &P : G.metadata().Pipelines)

@@ -71,6 +71,12 @@ struct SimHeadline {
   const char *PathFrom = "", *UtilizationFrom = "";
 };
 
+/// A graph's live tasks and edges, counted where no one graph holds them.
+struct JobCounts {
+  uint64_t Tasks = 0;
+  uint64_t Edges = 0;
+};
+
 struct SimReportInfo {
   llvm::StringRef InputName;
   llvm::StringRef PolicyName;
@@ -82,6 +88,9 @@ struct SimReportInfo {
   /// The memory replayed in simulated time (with the recorded peak); null
   /// when the graph has no memory events (the report says so).
   const MemoryBreakdown *Memory = nullptr;
+  /// Set where the graph is one process's share of a split job
+  /// (Import/JobShare.h): the whole job's counts, which the report gives.
+  const JobCounts *Job = nullptr;
 };
 
 /// Gives \p H, computed on a graph reduced by symmetry, the GPUs of the

@@ -38,13 +38,14 @@ void PhaseTimes::print(llvm::raw_ostream &OS, llvm::StringRef Tool,
 namespace {
 
 /// -stats: what the simulation of \p G (as simulated: after the symmetry
-/// reduction) did, as LLVM-style counters.
+/// reduction) did, as LLVM-style counters; \p Job: the whole job's counts
+/// where \p G is a share of it.
 std::vector<AnalysisManager::Statistic>
 simulationStatistics(const Graph &G, const SimResult &R,
-                     const SymmetryReduction &Symmetry) {
+                     const SymmetryReduction &Symmetry, const JobCounts *Job) {
   std::vector<AnalysisManager::Statistic> Stats = {
-      {"simulate", "tasks simulated", G.numTasks()},
-      {"simulate", "edges followed", G.countLiveEdges()},
+      {"simulate", "tasks simulated", Job ? Job->Tasks : G.numTasks()},
+      {"simulate", "edges followed", Job ? Job->Edges : G.countLiveEdges()},
       {"simulate", "lanes", G.numLanes()},
       {"simulate", "iterations", G.iterations().size()},
       {"simulate", ("runs of the " + engineName(R.Engine) + " engine").str(),
@@ -86,9 +87,12 @@ llvm::Error named(llvm::StringRef InputName, llvm::Error E) {
 
 SimReportInfo SimulationRun::reportInfo(llvm::StringRef InputName,
                                         llvm::StringRef PolicyName) const {
-  return SimReportInfo{InputName, PolicyName, Headline ? &*Headline : nullptr,
+  return SimReportInfo{InputName,
+                       PolicyName,
+                       Headline ? &*Headline : nullptr,
                        Symmetry.used() ? &Symmetry : nullptr,
-                       Memory ? &*Memory : nullptr};
+                       Memory ? &*Memory : nullptr,
+                       Job ? &*Job : nullptr};
 }
 
 llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
@@ -100,8 +104,12 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
   // pictures do. A graph without memory events pays nothing for it.
   const bool Memory = !G.memoryEvents().empty();
   const bool KeepTimes = Req.KeepTimes || Memory;
+  // A share of a split job: the caller found neither memory events nor
+  // identical ranks in the job.
+  const bool OfShares = !Req.ProcessOfRank.empty();
+  assert((!OfShares || (Req.Processes && !KeepTimes)) && "shares: the report");
   SymmetryReduction &Symmetry = Run.Symmetry;
-  if (Req.Symmetry && !KeepTimes)
+  if (Req.Symmetry && !KeepTimes && !OfShares)
     Symmetry = reduceBySymmetry(G);
   // Stored copies the reduction did not stand in for (it was off, or a
   // by-priority lane ruled it out) are simulated as the other ranks.
@@ -143,12 +151,23 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
       Run.OtherFailed = true;
       return llvm::Error::success();
     }
-    auto Mine = simulateDistributed(G, SO, *Req.Processes, &Run.Shares);
+    auto Mine = OfShares
+                    ? simulateShares(G, SO, *Req.Processes, Req.ProcessOfRank,
+                                     &Run.Shares, Run.SharesDeclined)
+                    : simulateDistributed(G, SO, *Req.Processes, &Run.Shares);
     if (!Mine)
       return named(Req.InputName, Mine.takeError());
     if (!*Mine)
       return llvm::Error::success();
     *R = std::move(**Mine);
+    if (OfShares) {
+      JobCounts C;
+      for (const ProcessShare &S : Run.Shares) {
+        C.Tasks += S.Tasks;
+        C.Edges += S.Edges;
+      }
+      Run.Job = C;
+    }
   } else {
     R = simulate(G, SO);
     if (!R)
@@ -156,7 +175,8 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
   }
   Times.mark("simulate", describeShares(Run.Shares));
   if (Req.Stats) {
-    Run.Stats = simulationStatistics(G, *R, Symmetry);
+    Run.Stats =
+        simulationStatistics(G, *R, Symmetry, Run.Job ? &*Run.Job : nullptr);
     for (size_t P = 0; P != Run.Shares.size(); ++P) {
       const std::string Of = " by process " + std::to_string(P);
       Run.Stats.push_back(
@@ -175,6 +195,11 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
     auto H = computeHeadline(G, *R, Order,
                              Run.Utilization ? &*Run.Utilization : nullptr);
     const bool Again = H && !*H;
+    if (Again && OfShares) {
+      // Process 0's share has its own ranks' tasks only.
+      Run.HeadlineNeedsWhole = true;
+      return llvm::Error::success();
+    }
     if (Again) {
       // The lanes' sums did not do (a collective ran on a GPU's only
       // stream) and no times were kept: once more, keeping them.

@@ -74,6 +74,12 @@ struct SimulationRequest {
   /// (DistributedReplay.h); every process calls runSimulation(). Null for
   /// one process.
   ProcessGroup *Processes = nullptr;
+  /// With Processes, where the graph is this process's share of a split
+  /// job (Import/JobShare.h): the process of each rank, by rank. Only the
+  /// report is made (no times kept), and the caller has checked that the
+  /// job has no memory events and no identical ranks, so that neither
+  /// the memory replay nor the symmetry reduction applies.
+  llvm::ArrayRef<uint32_t> ProcessOfRank;
 };
 
 /// What runSimulation() made; the report reads it (reportInfo()). Not
@@ -96,6 +102,16 @@ struct SimulationRun {
   bool OtherFailed = false;
   /// Split over processes: what each process did (-stats, -time-phases).
   std::vector<ProcessShare> Shares;
+  /// Over shares of a split job: every process agreed that some share
+  /// could not be walked so (DistributedReplay.h: simulateShares()), and
+  /// nothing was simulated; or, on process 0 alone, the headline needs
+  /// every task's times after all (a collective on a GPU's only stream),
+  /// which only the whole job gives. The caller reads the whole job then.
+  bool SharesDeclined = false;
+  bool HeadlineNeedsWhole = false;
+  /// Over shares of a split job, on process 0: the whole job's tasks and
+  /// edges, which the report counts.
+  llvm::Optional<JobCounts> Job;
 
   SimulationRun() = default;
   SimulationRun(const SimulationRun &) = delete;

@@ -121,17 +121,19 @@ dd::writeSplitJob(llvm::ArrayRef<std::string> Paths, const ImportOptions &Opts,
     W.Entry = JobFile::Rank{L.Rank, Bytes, *Hash, L.OriginNs,
                             llvm::sys::path::filename(W.Path).str()};
     Outputs.push_back(std::move(*Out));
+    // The table is written in either case: the link step reads it, and a
+    // process simulating other ranks of the job has it stand in for this
+    // one (JobShare.h).
     W.Table = RankTable{L.Rank, L.WorldSize, L.R.Name, collectiveTable(G)};
-    if (NoLink) {
-      auto TableOut = OutputFile::create(rankTablePath(JobPath, L.Rank));
-      if (!TableOut)
-        return TableOut.takeError();
-      if (llvm::Error E = printRankTableFile(W.World, W.Entry, W.Table.Table,
-                                             (*TableOut)->os()))
-        return E;
-      Outputs.push_back(std::move(*TableOut));
+    auto TableOut = OutputFile::create(rankTablePath(JobPath, L.Rank));
+    if (!TableOut)
+      return TableOut.takeError();
+    if (llvm::Error E = printRankTableFile(W.World, W.Entry, W.Table.Table,
+                                           (*TableOut)->os()))
+      return E;
+    Outputs.push_back(std::move(*TableOut));
+    if (NoLink)
       W.Table.Table = Graph();
-    }
     W.Tasks = G.numTasks();
     G = Graph();
     W.R = std::move(L.R);

@@ -129,7 +129,9 @@ private:
 llvm::Expected<SimResult>
 runSplit(const Graph &G, unsigned Processes, const SimOptions &Opts = {},
          std::vector<ProcessShare> *Shares = nullptr,
-         std::vector<TaskTimeObserver *> *Observers = nullptr) {
+         std::vector<TaskTimeObserver *> *Observers = nullptr,
+         llvm::ArrayRef<uint32_t> ProcessOfRank = {},
+         bool *Declined = nullptr) {
   Hub H(Processes);
   std::vector<llvm::Optional<std::string>> Errors(Processes);
   llvm::Optional<SimResult> Zero;
@@ -140,12 +142,21 @@ runSplit(const Graph &G, unsigned Processes, const SimOptions &Opts = {},
       SimOptions Mine = Opts;
       if (Observers)
         Mine.Observer = (*Observers)[P];
-      auto R = simulateDistributed(G, Mine, PG, P == 0 ? Shares : nullptr);
+      // With ProcessOfRank, every process holds the same graph as its
+      // share: what differs between real shares is their ids, which the
+      // messages never carry then.
+      bool No = false;
+      auto R = ProcessOfRank.empty()
+                   ? simulateDistributed(G, Mine, PG, P == 0 ? Shares : nullptr)
+                   : simulateShares(G, Mine, PG, ProcessOfRank,
+                                    P == 0 ? Shares : nullptr, No);
+      if (P == 0 && Declined)
+        *Declined = No;
       if (!R) {
         Errors[P] = llvm::toString(R.takeError());
         return;
       }
-      if (P == 0)
+      if (P == 0 && *R)
         Zero = std::move(**R);
       else
         EXPECT_FALSE(*R) << "process " << P << " got a result";
@@ -157,6 +168,8 @@ runSplit(const Graph &G, unsigned Processes, const SimOptions &Opts = {},
     EXPECT_EQ(Errors[P], Errors[0]) << "process " << P;
   if (Errors[0])
     return llvm::createStringError(llvm::inconvertibleErrorCode(), *Errors[0]);
+  if (!Zero) // declined
+    return SimResult();
   return std::move(*Zero);
 }
 
@@ -489,6 +502,17 @@ TEST(DistributedReplayTest, AnOrderOfTheWrongLengthIsRefused) {
             std::string::npos);
 }
 
+/// The critical path's totals of \p Got are \p Want's.
+void expectSamePath(const SimResult &Want, const SimResult &Got,
+                    const std::string &Where) {
+  ASSERT_TRUE(Want.CriticalPath && Got.CriticalPath) << Where;
+  EXPECT_EQ(Got.CriticalPath->NumSteps, Want.CriticalPath->NumSteps) << Where;
+  EXPECT_EQ(Got.CriticalPath->GapNs, Want.CriticalPath->GapNs) << Where;
+  for (unsigned K = 0; K != NumLaneKinds; ++K)
+    EXPECT_EQ(Got.CriticalPath->ByLaneKind[K], Want.CriticalPath->ByLaneKind[K])
+        << Where << ", lane kind " << K;
+}
+
 TEST(DistributedReplayTest, WindowedSweepReducesWhatOneProcessSums) {
   // Where no task's times are kept, a job as read from a file is walked by
   // the windowed sweep on each process, and process 0 adds up the lanes,
@@ -521,14 +545,7 @@ TEST(DistributedReplayTest, WindowedSweepReducesWhatOneProcessSums) {
       expectSameResult(Want, *Got, Where, SimEngine::DistributedWindowed);
       EXPECT_TRUE(Got->Start.empty()) << Where;
       EXPECT_TRUE(Got->Observed) << Where;
-      ASSERT_TRUE(Got->CriticalPath) << Where;
-      EXPECT_EQ(Got->CriticalPath->NumSteps, Want.CriticalPath->NumSteps)
-          << Where;
-      EXPECT_EQ(Got->CriticalPath->GapNs, Want.CriticalPath->GapNs) << Where;
-      for (unsigned K = 0; K != NumLaneKinds; ++K)
-        EXPECT_EQ(Got->CriticalPath->ByLaneKind[K],
-                  Want.CriticalPath->ByLaneKind[K])
-            << Where << ", lane kind " << K;
+      expectSamePath(Want, *Got, Where);
       EXPECT_EQ(Each[0].sorted(), One.sorted()) << Where;
       EXPECT_EQ(Each[0].Origin, One.Origin) << Where;
       uint64_t Tasks = 0;
@@ -537,4 +554,71 @@ TEST(DistributedReplayTest, WindowedSweepReducesWhatOneProcessSums) {
       EXPECT_EQ(Tasks, File.numTasks()) << Where;
     }
   }
+}
+
+TEST(DistributedReplayTest, SharesOfAJobSumWhatOneProcessSums) {
+  // Over shares of a split job (simulateShares()), each process walks the
+  // ranks it is given and the messages name tasks by their place among the
+  // barriers and their members': the same sums as one process, and every
+  // task and edge counted by one process.
+  for (uint32_t Seed = 0; Seed != 8; ++Seed) {
+    Graph File = fileCopy(jobGraph(Seed, 6, 40, Seed % 2));
+    SimOptions Opts;
+    Opts.TaskTimes = false;
+    Opts.CriticalPath = true;
+    const SimResult Want = sim(File, Opts);
+    ASSERT_EQ(Want.Engine, SimEngine::Windowed);
+    for (unsigned Processes : {2u, 3u, 4u, 7u}) {
+      const std::string Where = "seed " + std::to_string(Seed) + ", " +
+                                std::to_string(Processes) + " processes";
+      // Contiguous blocks of ranks, as processOfRanks() deals them; with 7
+      // processes one holds no rank.
+      std::vector<uint32_t> Of;
+      for (uint32_t Rank = 0; Rank != 6; ++Rank)
+        Of.push_back(Rank * Processes / 6);
+      std::vector<ProcessShare> Shares;
+      bool Declined = true;
+      auto Got =
+          runSplit(File, Processes, Opts, &Shares, nullptr, Of, &Declined);
+      ASSERT_TRUE(bool(Got)) << llvm::toString(Got.takeError());
+      ASSERT_FALSE(Declined) << Where;
+      expectSameResult(Want, *Got, Where, SimEngine::DistributedShares);
+      expectSamePath(Want, *Got, Where);
+      uint64_t Tasks = 0, Edges = 0;
+      for (const ProcessShare &S : Shares) {
+        Tasks += S.Tasks;
+        Edges += S.Edges;
+      }
+      EXPECT_EQ(Tasks, File.numTasks()) << Where;
+      EXPECT_EQ(Edges, File.countLiveEdges()) << Where;
+    }
+  }
+}
+
+TEST(DistributedReplayTest, SharesDeclineWhatTheyCannotName) {
+  // An edge straight from one rank to another (a pass's, never an
+  // import's) crosses processes outside any collective: its tasks have no
+  // name every share would agree on, so every process declines, and none
+  // waits for another.
+  Graph G = jobGraph(3, 4, 10);
+  TaskId From = NoId, To = NoId;
+  for (TaskId T = 0; T != G.numTaskSlots(); ++T) {
+    const int32_t Rank = G.lane(G.task(T).Lane).Rank;
+    if (Rank == 0 && G.task(T).Kind == TaskKind::CpuOp && From == NoId)
+      From = T;
+    if (Rank == 3 && G.task(T).Kind == TaskKind::CpuOp && From != NoId &&
+        T > From && To == NoId)
+      To = T;
+  }
+  ASSERT_NE(To, NoId);
+  G.addEdge(From, To, EdgeKind::Data);
+  Graph File = fileCopy(G);
+  SimOptions Opts;
+  Opts.TaskTimes = false;
+  ASSERT_EQ(sim(File, Opts).Engine, SimEngine::Windowed);
+  const std::vector<uint32_t> Of = {0, 0, 1, 1};
+  bool Declined = false;
+  auto Got = runSplit(File, 2, Opts, nullptr, nullptr, Of, &Declined);
+  ASSERT_TRUE(bool(Got)) << llvm::toString(Got.takeError());
+  EXPECT_TRUE(Declined);
 }

@@ -42,7 +42,8 @@ namespace dd::import {
 /// Rank \p Rank's collective kernels (on its GPU streams), each with its
 /// name, times, layers, message bytes and group notes, and the CPU call
 /// that launched it: all that matching reads, in the order the rank's
-/// lanes hold them, on copies of the rank's lanes.
+/// lanes hold them, on copies of the rank's lanes, with the rank's
+/// iterations (which a process's share of a job reports, JobShare.h).
 Graph collectiveTable(const Graph &Rank);
 
 /// A rank's collective table, with the rank it is.
@@ -85,6 +86,9 @@ llvm::Expected<JobFile> linkRankTables(llvm::ArrayRef<std::string> Paths,
 
 /// The xxHash64 the job file records of a rank's file.
 uint64_t rankFileHash(llvm::StringRef Bytes);
+
+/// The job file \p Path, read and parsed (JobFile.h); errors name it.
+llvm::Expected<JobFile> readJobFile(llvm::StringRef Path);
 
 /// Reads the split job whose job file is \p Path into one graph. Errors
 /// name the job file and, where it is at fault, the rank's file: a file

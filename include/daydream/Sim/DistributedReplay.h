@@ -82,6 +82,7 @@ std::vector<uint32_t> assignLanesToProcesses(const Graph &G,
 /// -time-phases the times, for docs/Distributed.md's projection).
 struct ProcessShare {
   uint64_t Tasks = 0;    ///< tasks it simulated
+  uint64_t Edges = 0;    ///< edges out of them (the windowed sweep counts)
   uint64_t Messages = 0; ///< time messages it sent
   uint64_t Waits = 0;    ///< times it waited for another process
   /// Wall times: finding its tasks and their crossings (every process
@@ -105,6 +106,22 @@ struct ProcessShare {
 llvm::Expected<llvm::Optional<SimResult>>
 simulateDistributed(const Graph &G, const SimOptions &Opts, ProcessGroup &PG,
                     std::vector<ProcessShare> *Shares = nullptr);
+
+/// The same where each process holds its share of a split job: \p Share,
+/// its ranks whole and the others as their collective tables
+/// (Import/JobShare.h), with \p ProcessOfRank the process of each rank.
+/// Only the windowed sweep does (no task's times kept, Opts.TaskTimes
+/// false), as it sums on each process what the report shows; the messages
+/// name a barrier by its lane and place there, which every share has
+/// alike. Every process calls it; they first agree whether each can (the
+/// sweep's window, every crossing a barrier, no lane by priority), and
+/// where one cannot, none does and \p Declined is set. The sums of lanes
+/// and iterations add up only if every share numbers them as the whole
+/// job does, which JobShare.h ensures.
+llvm::Expected<llvm::Optional<SimResult>>
+simulateShares(const Graph &Share, const SimOptions &Opts, ProcessGroup &PG,
+               llvm::ArrayRef<uint32_t> ProcessOfRank,
+               std::vector<ProcessShare> *Shares, bool &Declined);
 
 } // namespace dd
 

@@ -183,8 +183,9 @@ struct LaneResult {
 };
 
 /// Which engine replayed a graph (Simulation.md says when each runs); the
-/// last three are the windowed sweep, the sweep and the linear one split
-/// over processes (DistributedReplay.h).
+/// last four are the windowed sweep, the sweep and the linear one split
+/// over processes, and the windowed sweep over processes that each hold
+/// their share of a split job (DistributedReplay.h).
 enum class SimEngine : uint8_t {
   Windowed,
   Sweep,
@@ -192,11 +193,13 @@ enum class SimEngine : uint8_t {
   EventDriven,
   DistributedWindowed,
   DistributedSweep,
-  DistributedLinear
+  DistributedLinear,
+  DistributedShares
 };
 
 /// "windowed sweep", "sweep", "linear", "event-driven", "distributed
-/// windowed sweep", "distributed sweep", "distributed linear".
+/// windowed sweep", "distributed sweep", "distributed linear",
+/// "distributed windowed sweep of shares".
 llvm::StringRef engineName(SimEngine E);
 
 struct SimResult {

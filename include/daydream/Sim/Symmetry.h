@@ -29,6 +29,7 @@
 #include "daydream/IR/Types.h"
 
 #include <cstddef>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -62,6 +63,13 @@ struct SymmetryReduction {
 /// stored as copies). Does nothing to a graph with a by-priority lane, whose
 /// stored copies the caller must expand.
 SymmetryReduction reduceBySymmetry(Graph &G);
+
+/// Per rank of \p G, a hash of its tasks' times in lane order and of its
+/// lanes' kinds: two ranks that reduceBySymmetry() may find identical hash
+/// alike (it compares in full only ranks that do). A rank's hash reads
+/// nothing of the other ranks, so the process that holds a rank of a split
+/// job computes it alone (Import/JobShare.h).
+std::map<int32_t, uint64_t> rankFilterHashes(const Graph &G);
 
 /// Gives the left-out ranks' lanes and iterations in \p R (a simulation of
 /// the reduced graph) their representatives' results.

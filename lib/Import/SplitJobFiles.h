@@ -1,0 +1,70 @@
+//===- SplitJobFiles.h - A split job's files, one at a time ------*- C++
+//-*-===//
+//
+// Private to lib/Import. What reading a split job whole (SplitJob.cpp) and
+// reading a process's share of it (JobShare.cpp) both do with its files:
+// find a rank's file, read and check it against the job file, read a
+// rank's collective table, move a rank's first gaps to the job's clock,
+// check the matching against the job file's groups, and hand the result
+// over as a graph read from a file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_LIB_IMPORT_SPLITJOBFILES_H
+#define DAYDREAM_LIB_IMPORT_SPLITJOBFILES_H
+
+#include "daydream/IR/Graph.h"
+#include "daydream/IR/IRReader.h"
+#include "daydream/Import/ImportJob.h"
+#include "daydream/Import/JobFile.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace dd::import {
+
+/// Where rank \p R's file is: as the job file \p JobPath names it,
+/// relative to its folder.
+std::string rankPathOf(llvm::StringRef JobPath, const JobFile::Rank &R);
+
+/// One rank's file, checked against what the job file says of it: its
+/// size and xxHash64, and that it is that rank of that world.
+llvm::Expected<Graph> readRankFile(llvm::StringRef JobPath, const JobFile &J,
+                                   const JobFile::Rank &R);
+
+/// A rank's table file (SplitJob.h): its job-file lines, then its table.
+struct ReadTable {
+  JobFile::Rank Entry;
+  int32_t World = 0;
+  std::string Path;
+  Graph Table;
+};
+llvm::Expected<ReadTable> readRankTableFile(llvm::StringRef Path);
+
+/// A rank lowered apart counted its lanes' first gaps from its own first
+/// event, \p OriginNs; the job counts them from its earliest, \p JobNs, as
+/// a single import of every rank does (Lowering.h: OriginNs). A CPU
+/// thread's first task that waited for nothing has the gap from the origin
+/// to its start, and only it: the gap of one that waited counts from what
+/// it waited for. So moving the origin lengthens exactly those gaps. (A
+/// GPU stream's first kernel without a launch keeps a gap only up to the
+/// GPU's latency, which a rank's file does not record; it is left as is.)
+void countFromJobOrigin(Graph &G, int64_t OriginNs, int64_t JobNs);
+
+/// The groups the job's graph matched collectives in, as the job file
+/// records them: what linking found must still hold.
+llvm::Error checkGroups(llvm::StringRef JobPath, const JobFile &J,
+                        const CollectiveStats &Stats);
+
+/// The job's graph as a tool reads a file: written to an unnamed temporary
+/// file and read back from it for \p Use. A tool then sees the very graph
+/// (its numbering, its edges' order, its records mapped from a file) that
+/// a single import's file gives it, and the job's records live in the page
+/// cache, not in the process's memory.
+llvm::Expected<Graph> readAsFile(llvm::StringRef Path, Graph &&Job,
+                                 GraphUse Use);
+
+} // namespace dd::import
+
+#endif // DAYDREAM_LIB_IMPORT_SPLITJOBFILES_H

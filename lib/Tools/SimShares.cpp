@@ -1,0 +1,84 @@
+//===- SimShares.cpp - dd-sim's processes each reading their ranks --------===//
+
+#include "SimShares.h"
+
+#include "daydream/Import/JobShare.h"
+#include "daydream/Import/SplitJob.h"
+#include "daydream/Sim/Symmetry.h"
+
+#include "llvm/Support/xxhash.h"
+
+#include <set>
+
+using namespace dd;
+
+llvm::Expected<JobShareRead> dd::readShareOfJob(llvm::StringRef Path,
+                                                const ProcessGroup &PG) {
+  auto J = import::readJobFile(Path);
+  if (!J)
+    return J.takeError();
+  JobShareRead S;
+  S.ProcessOfRank = import::processOfRanks(*J, PG.size());
+  std::vector<int32_t> Mine;
+  for (size_t R = 0; R != S.ProcessOfRank.size(); ++R)
+    if (S.ProcessOfRank[R] == PG.index())
+      Mine.push_back(static_cast<int32_t>(R));
+  // Simulating reads the tasks and never changes one.
+  auto G = import::readJobShare(Path, *J, Mine, GraphUse::ReadInPlace);
+  if (!G)
+    return G.takeError();
+  S.G = std::move(*G);
+  return std::move(S);
+}
+
+namespace {
+
+/// A hash of \p G's lanes and iterations, which every share of a job
+/// holds alike.
+int64_t layoutHash(const Graph &G) {
+  std::string Bytes;
+  llvm::raw_string_ostream OS(Bytes);
+  for (const Lane &L : G.lanes())
+    OS << G.str(L.Name) << '\0' << unsigned(L.Kind) << ' ' << L.Rank << ' '
+       << L.Device << '\n';
+  for (const Iteration &I : G.iterations())
+    OS << G.str(I.Name) << '\0' << I.StartNs << ' ' << I.MeasuredNs << ' '
+       << I.Rank << '\n';
+  return static_cast<int64_t>(llvm::xxHash64(OS.str()));
+}
+
+} // namespace
+
+bool dd::sharesStandForJob(const JobShareRead &S, ProcessGroup &PG,
+                           bool Symmetry) {
+  const Graph &G = S.G;
+  const unsigned Me = PG.index();
+  // What this process found of its own ranks: {fine, layout, then rank and
+  // hash per rank}.
+  std::vector<int64_t> Found = {G.memoryEvents().empty(), layoutHash(G)};
+  if (Symmetry)
+    for (const auto &[Rank, Hash] : rankFilterHashes(G))
+      if (static_cast<size_t>(Rank) < S.ProcessOfRank.size() &&
+          S.ProcessOfRank[Rank] == Me)
+        Found.insert(Found.end(), {Rank, static_cast<int64_t>(Hash)});
+  bool Fine = Found[0] != 0;
+  if (Me != 0) {
+    PG.send(0, ProcessGroup::Channel::Results, Found);
+  } else {
+    std::set<int64_t> Hashes;
+    auto Add = [&](const std::vector<int64_t> &F) {
+      Fine = Fine && F[0] != 0 && F[1] == Found[1];
+      for (size_t I = 3; I < F.size(); I += 2)
+        Fine = Hashes.insert(F[I]).second && Fine;
+    };
+    Add(Found);
+    std::vector<int64_t> Theirs;
+    for (unsigned P = 1; P != PG.size(); ++P) {
+      Theirs.clear();
+      PG.receive(P, ProcessGroup::Channel::Results, Theirs);
+      Add(Theirs);
+    }
+  }
+  const std::vector<uint8_t> All = PG.agree(Fine);
+  return llvm::all_of(All, [](uint8_t Ok) { return Ok; });
+}

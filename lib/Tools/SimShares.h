@@ -1,0 +1,55 @@
+//===- SimShares.h - dd-sim's processes each reading their ranks -*- C++
+//-*-===//
+//
+// `mpirun -np P dd-sim job.ddjob`, where only the report is asked for,
+// has each process read its share of the split job (Import/JobShare.h)
+// rather than the whole job, and simulate it (DistributedReplay.h:
+// simulateShares()). The report is then the one process's, byte for byte,
+// only where the shares together stand for the job as one process would
+// simulate it:
+//
+//  - no rank has memory events (the memory replay needs every task's
+//    times);
+//  - no two ranks hash alike (rankFilterHashes()): one process would
+//    compare them in full and may simulate one of each kind of identical
+//    rank, and the report says so;
+//  - every share numbers the job's lanes and iterations alike (a table
+//    written by an older import lacks its rank's iterations).
+//
+// Each process checks its own ranks and sends process 0 what it found;
+// all then agree, and where any check fails every process reads the whole
+// job instead, as without shares.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DAYDREAM_LIB_TOOLS_SIMSHARES_H
+#define DAYDREAM_LIB_TOOLS_SIMSHARES_H
+
+#include "daydream/IR/Graph.h"
+#include "daydream/Sim/ProcessGroup.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace dd {
+
+/// A process's share of a split job, and the process of each rank.
+struct JobShareRead {
+  Graph G;
+  std::vector<uint32_t> ProcessOfRank;
+};
+
+/// Reads this process's share of the split job whose job file is \p Path.
+llvm::Expected<JobShareRead> readShareOfJob(llvm::StringRef Path,
+                                            const ProcessGroup &PG);
+
+/// Whether the shares stand for the job (above); every process calls it
+/// and gets the same answer. \p Symmetry: whether one process would look
+/// for identical ranks (dd-sim -symmetry).
+bool sharesStandForJob(const JobShareRead &S, ProcessGroup &PG, bool Symmetry);
+
+} // namespace dd
+
+#endif // DAYDREAM_LIB_TOOLS_SIMSHARES_H
