@@ -31,7 +31,8 @@
 # default "8": one file against a file per rank, docs/SplitJobs.md; "" for
 # none), TMPDIR (where the files go: needs about 8 GB). Where mpirun is
 # found, both job sections also time dd-sim under mpirun -np 1 and 2, with
-# each process's peak, and check the report is the one-process one.
+# each process's peak, and check the report is the one-process one (of the
+# job file at -np 2, each process reads its share: docs/Distributed.md).
 # Takes about 7 minutes on a 2-core machine (docs/Performance.md). Wall times are measured by the
 # script's clock around each process (/usr/bin/time's %e has 10 ms steps).
 set -euo pipefail
@@ -346,7 +347,7 @@ if SPLIT_RANKS:
             mpi_rows(f"{r} ranks, one file", one, tasks)
             mpi_rows(f"{r} ranks, job file", job, tasks)
             print()
-        for f in traces + [one, job, apart] + glob.glob(f"{WORK}/split.rank*.ddir") + \
+        for f in traces + [one, job, apart] + glob.glob(f"{WORK}/split.rank*.dd*") + \
                 glob.glob(f"{WORK}/apart.rank*"):
             if os.path.exists(f):
                 os.remove(f)
