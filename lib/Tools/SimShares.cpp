@@ -33,8 +33,9 @@ llvm::Expected<JobShareRead> dd::readShareOfJob(llvm::StringRef Path,
 
 namespace {
 
-/// A hash of \p G's lanes and iterations, which every share of a job
-/// holds alike.
+/// A hash of what every share of a job holds alike: its lanes and
+/// iterations, and the barriers on its lanes of no rank with the edges
+/// into and out of them (which the messages name, WalkBase::wire()).
 int64_t layoutHash(const Graph &G) {
   std::string Bytes;
   llvm::raw_string_ostream OS(Bytes);
@@ -44,6 +45,18 @@ int64_t layoutHash(const Graph &G) {
   for (const Iteration &I : G.iterations())
     OS << G.str(I.Name) << '\0' << I.StartNs << ' ' << I.MeasuredNs << ' '
        << I.Rank << '\n';
+  auto OfNoRank = [&](TaskId T) { return G.lane(G.task(T).Lane).Rank < 0; };
+  std::vector<uint64_t> Barriers(G.numLanes(), 0);
+  for (TaskId T = 0, N = G.numTaskSlots(); T != N; ++T)
+    if (G.isLive(T) && OfNoRank(T))
+      ++Barriers[G.task(T).Lane];
+  uint64_t Into = 0, OutOf = 0;
+  for (const Edge &E : G.edgeSlots())
+    if (G.isLive(E) && OfNoRank(E.Src) != OfNoRank(E.Dst))
+      ++(OfNoRank(E.Dst) ? Into : OutOf);
+  for (uint64_t B : Barriers)
+    OS << B << ' ';
+  OS << Into << ' ' << OutOf << '\n';
   return static_cast<int64_t>(llvm::xxHash64(OS.str()));
 }
 

@@ -14,7 +14,9 @@
 //    compare them in full and may simulate one of each kind of identical
 //    rank, and the report says so;
 //  - every share numbers the job's lanes and iterations alike (a table
-//    written by an older import lacks its rank's iterations).
+//    written by an older import lacks its rank's iterations), and holds
+//    the same barriers with as many edges in and out, which the messages
+//    name.
 //
 // Each process checks its own ranks and sends process 0 what it found;
 // all then agree, and where any check fails every process reads the whole
