@@ -39,13 +39,18 @@ std::vector<uint32_t> dd::import::processOfRanks(const JobFile &J,
 
 namespace {
 
-/// Rank \p R as its collective table: the one beside the job file if it
-/// was made from the rank's file as the job file lists it, else cut from
-/// that file.
+/// Rank \p R as its collective table: the one beside the job file, or
+/// else beside the rank's file (a job linked from tables gathered
+/// elsewhere names its rank files where they are), if it was made from the
+/// rank's file as the job file lists it; else cut from that file.
 llvm::Expected<Graph> standIn(StringRef JobPath, const JobFile &J,
                               const JobFile::Rank &R) {
-  const std::string Path = rankTablePath(JobPath, R.Rank);
-  if (llvm::sys::fs::exists(Path)) {
+  std::string BesideRank = rankPathOf(JobPath, R);
+  if (StringRef(BesideRank).endswith(".ddir"))
+    BesideRank.replace(BesideRank.size() - 5, 5, ".ddcoll");
+  for (const std::string &Path : {rankTablePath(JobPath, R.Rank), BesideRank}) {
+    if (!llvm::sys::fs::exists(Path))
+      continue;
     auto T = readRankTableFile(Path);
     if (T && T->World == J.World && T->Entry.Rank == R.Rank &&
         T->Entry.Bytes == R.Bytes && T->Entry.Hash == R.Hash)

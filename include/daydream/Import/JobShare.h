@@ -15,9 +15,10 @@
 // never simulated here: its process sends the times its barriers need.
 //
 // A table is read from beside the job file (rankTablePath()), where
-// `dd-import -split` writes it, if it is that rank file's (the same size
-// and xxHash64); otherwise it is cut from the rank's file, which is then
-// read whole once.
+// `dd-import -split` writes it, or else from beside the rank's file, where
+// `-split -no-link` wrote it, if it is that rank file's (the same size and
+// xxHash64); otherwise it is cut from the rank's file, which is then read
+// whole once.
 //
 //===----------------------------------------------------------------------===//
 
