@@ -352,7 +352,10 @@ llvm::Expected<Graph> dd::import::readRankFile(StringRef JobPath,
         "{0}: changed since the job was linked ({1} bytes, xxh64 {2:x-16}; "
         "the job file says {3} bytes, xxh64 {4:x-16}): import the job again",
         Where, Bytes.size(), Hash, R.Bytes, R.Hash));
-  auto G = readGraph(std::move(*Buf));
+  // Read where its records lie (a private mapping, TaskStore.h) rather
+  // than copied out: the job's graph copies them once anyway.
+  Buf->reset();
+  auto G = readGraphFile(Path, GraphUse::ReadInPlace);
   if (!G)
     return jobError(JobPath + ": rank " + llvm::Twine(R.Rank) + ": " +
                     llvm::toString(G.takeError()));
