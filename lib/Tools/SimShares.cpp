@@ -35,7 +35,11 @@ namespace {
 
 /// A hash of what every share of a job holds alike: its lanes and
 /// iterations, and the barriers on its lanes of no rank with the edges
-/// into and out of them (which the messages name, WalkBase::wire()).
+/// into and out of them (which the messages name, WalkBase::wire()), and
+/// their times and bytes (which come from every member's table or file:
+/// a table changed after it was written, its rank line intact, would give
+/// a barrier's process another transfer time than the rank's own process
+/// computes).
 int64_t layoutHash(const Graph &G) {
   std::string Bytes;
   llvm::raw_string_ostream OS(Bytes);
@@ -47,9 +51,15 @@ int64_t layoutHash(const Graph &G) {
        << I.Rank << '\n';
   auto OfNoRank = [&](TaskId T) { return G.lane(G.task(T).Lane).Rank < 0; };
   std::vector<uint64_t> Barriers(G.numLanes(), 0);
-  for (TaskId T = 0, N = G.numTaskSlots(); T != N; ++T)
-    if (G.isLive(T) && OfNoRank(T))
-      ++Barriers[G.task(T).Lane];
+  for (TaskId T = 0, N = G.numTaskSlots(); T != N; ++T) {
+    if (!G.isLive(T) || !OfNoRank(T))
+      continue;
+    const Task &Tk = G.task(T);
+    ++Barriers[Tk.Lane];
+    const TaskAttrs *A = G.attrs(T);
+    OS << Tk.StartNs << ' ' << Tk.DurationNs << ' ' << Tk.GapNs << ' '
+       << (A ? A->Bytes : 0) << '\n';
+  }
   uint64_t Into = 0, OutOf = 0;
   for (const Edge &E : G.edgeSlots())
     if (G.isLive(E) && OfNoRank(E.Src) != OfNoRank(E.Dst))

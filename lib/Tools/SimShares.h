@@ -15,8 +15,10 @@
 //    rank, and the report says so;
 //  - every share numbers the job's lanes and iterations alike (a table
 //    written by an older import lacks its rank's iterations), and holds
-//    the same barriers with as many edges in and out, which the messages
-//    name.
+//    the same barriers, with as many edges in and out (which the messages
+//    name) and the same times (a table edited after it was written would
+//    give the barriers other transfer times on the processes that read it
+//    than on its rank's own).
 //
 // Each process checks its own ranks and sends process 0 what it found;
 // all then agree, and where any check fails every process reads the whole
