@@ -91,9 +91,7 @@ llvm::Expected<Graph> dd::import::readJobShare(StringRef Path, const JobFile &J,
                 First->attrSlots().size() * N * 9 / 8);
   }
   JobAssembler A(Job, /*ToStore=*/0, /*Fold=*/false);
-  int64_t JobNs = INT64_MAX;
-  for (const JobFile::Rank &R : J.Ranks)
-    JobNs = std::min(JobNs, R.OriginNs);
+  const int64_t JobNs = jobOriginNs(J);
   for (const JobFile::Rank &R : J.Ranks) {
     const bool Ours = std::binary_search(Whole.begin(), Whole.end(), R.Rank);
     auto G = First && R.Rank == Whole.front()
@@ -106,13 +104,5 @@ llvm::Expected<Graph> dd::import::readJobShare(StringRef Path, const JobFile &J,
       countFromJobOrigin(*G, R.OriginNs, JobNs);
     A.addRank(RankGraph{R.Rank, J.World, std::move(*G)}, R.File, 0);
   }
-  CollectiveStats Stats;
-  std::vector<std::string> Warnings; // made when the job was imported
-  if (llvm::Error E = A.finish(Stats, Warnings))
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        (Path + ": " + llvm::toString(std::move(E))).str().c_str());
-  if (llvm::Error E = checkGroups(Path, J, Stats))
-    return std::move(E);
-  return readAsFile(Path, std::move(Job), Use);
+  return finishJob(Path, J, A, std::move(Job), Use);
 }

@@ -420,10 +420,10 @@ llvm::Error checkFitsInMemory(StringRef JobPath, const JobFile &J) {
       JobPath, J.Ranks.size(), Bytes >> 30, Memory >> 30));
 }
 
-} // namespace
-
-llvm::Error dd::import::checkGroups(StringRef JobPath, const JobFile &J,
-                                    const CollectiveStats &Stats) {
+/// The groups the job's graph matched collectives in, as the job file
+/// records them: what linking found must still hold.
+llvm::Error checkGroups(StringRef JobPath, const JobFile &J,
+                        const CollectiveStats &Stats) {
   uint64_t Recorded = 0;
   for (const JobFile::Group &Gr : J.Groups)
     Recorded += Gr.Collectives;
@@ -435,8 +435,9 @@ llvm::Error dd::import::checkGroups(StringRef JobPath, const JobFile &J,
       JobPath, Stats.Matched, Recorded));
 }
 
-llvm::Expected<Graph> dd::import::readAsFile(StringRef Path, Graph &&Job,
-                                             GraphUse Use) {
+/// finishJob()'s hand-over: the graph written to a temporary file and
+/// read back.
+llvm::Expected<Graph> readAsFile(StringRef Path, Graph &&Job, GraphUse Use) {
   int FD = -1;
   llvm::SmallString<128> Temp;
   if (std::error_code EC =
@@ -477,6 +478,27 @@ llvm::Expected<Graph> dd::import::readAsFile(StringRef Path, Graph &&Job,
   return G;
 }
 
+} // namespace
+
+int64_t dd::import::jobOriginNs(const JobFile &J) {
+  int64_t JobNs = INT64_MAX;
+  for (const JobFile::Rank &R : J.Ranks)
+    JobNs = std::min(JobNs, R.OriginNs);
+  return JobNs;
+}
+
+llvm::Expected<Graph> dd::import::finishJob(StringRef Path, const JobFile &J,
+                                            JobAssembler &A, Graph &&Job,
+                                            GraphUse Use) {
+  CollectiveStats Stats;
+  std::vector<std::string> Warnings; // made when the job was imported
+  if (llvm::Error E = A.finish(Stats, Warnings))
+    return jobError(Path + ": " + llvm::toString(std::move(E)));
+  if (llvm::Error E = checkGroups(Path, J, Stats))
+    return std::move(E);
+  return readAsFile(Path, std::move(Job), Use);
+}
+
 llvm::Expected<JobFile> dd::import::readJobFile(StringRef Path) {
   auto Text = llvm::MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
   if (!Text)
@@ -492,9 +514,7 @@ llvm::Expected<Graph> dd::import::readSplitJob(StringRef Path, GraphUse Use) {
     return std::move(E);
   Graph Job;
   JobAssembler A(Job, J->Ranks.size(), /*Fold=*/true);
-  int64_t JobNs = INT64_MAX;
-  for (const JobFile::Rank &R : J->Ranks)
-    JobNs = std::min(JobNs, R.OriginNs);
+  const int64_t JobNs = jobOriginNs(*J);
   for (const JobFile::Rank &R : J->Ranks) {
     auto G = readRankFile(Path, *J, R);
     if (!G)
@@ -504,11 +524,5 @@ llvm::Expected<Graph> dd::import::readSplitJob(StringRef Path, GraphUse Use) {
     uint64_t Hash = rankContentHash(*G, /*MaxPerLane=*/1024);
     A.addRank(RankGraph{R.Rank, J->World, std::move(*G)}, R.File, Hash);
   }
-  CollectiveStats Stats;
-  std::vector<std::string> Warnings; // made when the job was imported
-  if (llvm::Error E = A.finish(Stats, Warnings))
-    return jobError(Path + ": " + llvm::toString(std::move(E)));
-  if (llvm::Error E = checkGroups(Path, *J, Stats))
-    return std::move(E);
-  return readAsFile(Path, std::move(Job), Use);
+  return finishJob(Path, *J, A, std::move(Job), Use);
 }

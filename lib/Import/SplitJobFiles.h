@@ -5,13 +5,15 @@
 // reading a process's share of it (JobShare.cpp) both do with its files:
 // find a rank's file, read and check it against the job file, read a
 // rank's collective table, move a rank's first gaps to the job's clock,
-// check the matching against the job file's groups, and hand the result
-// over as a graph read from a file.
+// match the collectives, check them against the job file's groups, and
+// hand the result over as a graph read from a file.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef DAYDREAM_LIB_IMPORT_SPLITJOBFILES_H
 #define DAYDREAM_LIB_IMPORT_SPLITJOBFILES_H
+
+#include "JobAssembler.h"
 
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/IRReader.h"
@@ -52,18 +54,19 @@ llvm::Expected<ReadTable> readRankTableFile(llvm::StringRef Path);
 /// GPU's latency, which a rank's file does not record; it is left as is.)
 void countFromJobOrigin(Graph &G, int64_t OriginNs, int64_t JobNs);
 
-/// The groups the job's graph matched collectives in, as the job file
-/// records them: what linking found must still hold.
-llvm::Error checkGroups(llvm::StringRef JobPath, const JobFile &J,
-                        const CollectiveStats &Stats);
+/// The earliest time origin among the job file's ranks: the job's, from
+/// which every rank's first gaps count (countFromJobOrigin()).
+int64_t jobOriginNs(const JobFile &J);
 
-/// The job's graph as a tool reads a file: written to an unnamed temporary
-/// file and read back from it for \p Use. A tool then sees the very graph
-/// (its numbering, its edges' order, its records mapped from a file) that
-/// a single import's file gives it, and the job's records live in the page
-/// cache, not in the process's memory.
-llvm::Expected<Graph> readAsFile(llvm::StringRef Path, Graph &&Job,
-                                 GraphUse Use);
+/// Matches the collectives across the ranks \p A assembled into \p Job,
+/// checks what it matched against the groups the job file \p J (at
+/// \p Path) records, and hands \p Job over as a tool reads a file: written
+/// to an unnamed temporary file and read back from it for \p Use. A tool
+/// then sees the very graph (its numbering, its edges' order, its records
+/// mapped from a file) that a single import's file gives it, and the job's
+/// records live in the page cache, not in the process's memory.
+llvm::Expected<Graph> finishJob(llvm::StringRef Path, const JobFile &J,
+                                JobAssembler &A, Graph &&Job, GraphUse Use);
 
 } // namespace dd::import
 

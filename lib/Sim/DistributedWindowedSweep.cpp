@@ -94,11 +94,14 @@ struct Arrival {
 
 class WindowedWalk : public WalkBase {
 public:
-  /// \p Observer, if any, is shown this process's tasks.
+  /// \p Observer, if any, is shown this process's tasks. \p Window: the
+  /// ring's slots, or 0 for as many as our own edges reach (ownWindow()).
   WindowedWalk(const Graph &G, ProcessGroup &PG, uint64_t Window,
                TaskTimeObserver *Observer,
                llvm::ArrayRef<uint32_t> ProcessOfRank);
 
+  /// The ring's slots; 0 where the walk cannot take the graph.
+  uint64_t window() const { return Ring; }
   /// Whether every crossing can be named on the wire (WalkBase::wireable()).
   bool wireable() const { return WalkBase::wireable(X); }
 
@@ -112,6 +115,11 @@ public:
                                    std::vector<ProcessShare> *Shares);
 
 private:
+  /// A ring as wide as our own edges reach, which is all it holds, for a
+  /// share of a split job: a stand-in's tasks (another rank's collectives)
+  /// are ready early in a share's order, and their edges into the barriers
+  /// reach far, but they are never walked. 0 if an edge goes back.
+  uint64_t ownWindow() const;
   template <bool Path> void walkTasks();
   /// Shows the observer task \p T, in runs of consecutive tasks.
   void observe(TaskId T, int64_t St, int64_t En);
@@ -128,6 +136,7 @@ private:
   void sendGroup(uint32_t I);
 
   const SweepCrossings X;
+  const uint64_t Ring;
   const uint64_t Mask;
   TaskTimeObserver *const Observer;
   /// The ring: per slot, the bounds pushed by our tasks into the slot's
@@ -167,9 +176,9 @@ WindowedWalk::WindowedWalk(const Graph &G, ProcessGroup &PG, uint64_t Window,
                            TaskTimeObserver *Observer,
                            llvm::ArrayRef<uint32_t> ProcessOfRank)
     : WalkBase(G, PG, ProcessOfRank), X(findSweepCrossings(G, Owner, Me)),
-      Mask(Window - 1), Observer(Observer), StartBound(Window, 0),
-      EndBound(Window, Unset), StartSource(Window, NoKey),
-      EndSource(Window, NoKey), TaskPath(Window), LaneLast(G.numLanes(), NoId),
+      Ring(Window ? Window : ownWindow()), Mask(Ring - 1), Observer(Observer),
+      StartBound(Ring, 0), EndBound(Ring, Unset), StartSource(Ring, NoKey),
+      EndSource(Ring, NoKey), TaskPath(Ring), LaneLast(G.numLanes(), NoId),
       LaneEnd(G.numLanes(), 0), LanePath(G.numLanes()), Summary(G, Partial) {
   if (Observer) {
     RunStart.resize(ObservedRun);
@@ -179,6 +188,20 @@ WindowedWalk::WindowedWalk(const Graph &G, ProcessGroup &PG, uint64_t Window,
   for (const SweepCrossings::Group &Gr : X.Groups)
     Left.push_back(Gr.awaited());
   OpenGroups = Groups.size();
+}
+
+uint64_t WindowedWalk::ownWindow() const {
+  if (G.numTasks() != G.numTaskSlots())
+    return 0;
+  const Task *Tasks = G.taskSlots().data();
+  uint64_t Reach = 0;
+  for (const Edge &E : G.edgeSlots()) {
+    if (E.Dst <= E.Src)
+      return 0;
+    if (Owner[Tasks[E.Src].Lane] == Me && Owner[Tasks[E.Dst].Lane] == Me)
+      Reach = std::max<uint64_t>(Reach, E.Dst - E.Src);
+  }
+  return ringFor(Reach, G.numTaskSlots());
 }
 
 void WindowedWalk::apply(llvm::ArrayRef<int64_t> M) {
@@ -490,29 +513,13 @@ llvm::Optional<SimResult> dd::sim::simulateWindowedOverShares(
     const Graph &Share, const SimOptions &Opts, ProcessGroup &PG,
     llvm::ArrayRef<uint32_t> ProcessOfRank, std::vector<ProcessShare> *Shares,
     bool &Declined, std::chrono::steady_clock::time_point Began) {
-  // The ring holds what our tasks push into ours, so only our edges set its
-  // width: the stand-ins' tasks (the other ranks' collectives) are ready
-  // early in a share's order, and their edges into the barriers reach far.
-  const std::vector<uint32_t> Owner =
-      assignLanes(Share, PG.size(), nullptr, ProcessOfRank);
-  const Task *Tasks = Share.taskSlots().data();
-  auto Ours = [&](TaskId T) { return Owner[Tasks[T].Lane] == PG.index(); };
-  uint64_t Reach = 0;
-  bool Forward = Share.numTasks() == Share.numTaskSlots();
-  for (const Edge &E : Share.edgeSlots()) {
-    Forward = Forward && E.Src < E.Dst;
-    if (Ours(E.Src) && Ours(E.Dst))
-      Reach = std::max<uint64_t>(Reach, E.Dst - E.Src);
-  }
-  const uint64_t Window = Forward ? ringFor(Reach, Share.numTaskSlots()) : 0;
-  llvm::Optional<WindowedWalk> W;
-  if (Window && isSweepable(Share))
-    W.emplace(Share, PG, Window, Opts.Observer, ProcessOfRank);
-  const std::vector<uint8_t> Can = PG.agree(W && W->wireable());
+  WindowedWalk W(Share, PG, /*Window=*/0, Opts.Observer, ProcessOfRank);
+  const std::vector<uint8_t> Can =
+      PG.agree(W.window() && isSweepable(Share) && W.wireable());
   Declined = !llvm::all_of(Can, [](uint8_t Ok) { return Ok; });
   if (Declined)
     return llvm::None;
-  llvm::Optional<SimResult> R = walkAndReduce(*W, Opts, Shares, Began);
+  llvm::Optional<SimResult> R = walkAndReduce(W, Opts, Shares, Began);
   if (R)
     R->Engine = SimEngine::DistributedShares;
   return R;

@@ -50,22 +50,18 @@ int64_t layoutHash(const Graph &G) {
     OS << G.str(I.Name) << '\0' << I.StartNs << ' ' << I.MeasuredNs << ' '
        << I.Rank << '\n';
   auto OfNoRank = [&](TaskId T) { return G.lane(G.task(T).Lane).Rank < 0; };
-  std::vector<uint64_t> Barriers(G.numLanes(), 0);
   for (TaskId T = 0, N = G.numTaskSlots(); T != N; ++T) {
     if (!G.isLive(T) || !OfNoRank(T))
       continue;
     const Task &Tk = G.task(T);
-    ++Barriers[Tk.Lane];
     const TaskAttrs *A = G.attrs(T);
-    OS << Tk.StartNs << ' ' << Tk.DurationNs << ' ' << Tk.GapNs << ' '
-       << (A ? A->Bytes : 0) << '\n';
+    OS << Tk.Lane << ' ' << Tk.StartNs << ' ' << Tk.DurationNs << ' '
+       << Tk.GapNs << ' ' << (A ? A->Bytes : 0) << '\n';
   }
   uint64_t Into = 0, OutOf = 0;
   for (const Edge &E : G.edgeSlots())
     if (G.isLive(E) && OfNoRank(E.Src) != OfNoRank(E.Dst))
       ++(OfNoRank(E.Dst) ? Into : OutOf);
-  for (uint64_t B : Barriers)
-    OS << B << ' ';
   OS << Into << ' ' << OutOf << '\n';
   return static_cast<int64_t>(llvm::xxHash64(OS.str()));
 }
