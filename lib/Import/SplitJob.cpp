@@ -16,7 +16,6 @@
 #include "daydream/IR/BinaryFormat.h"
 #include "daydream/IR/FileKind.h"
 #include "daydream/IR/IRReader.h"
-#include "daydream/IR/TextFormat.h"
 #include "daydream/Support/MachineMemory.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -196,57 +195,6 @@ std::string dd::import::rankFilePath(StringRef JobPath, int32_t Rank) {
 
 std::string dd::import::rankTablePath(StringRef JobPath, int32_t Rank) {
   return besideJobFile(JobPath, Rank, ".ddcoll");
-}
-
-llvm::Error dd::import::printRankTableFile(int32_t World,
-                                           const JobFile::Rank &Entry,
-                                           const Graph &Table,
-                                           llvm::raw_ostream &OS) {
-  OS << "ddcoll " << JobFile::Version << "\n"
-     << "; rank " << Entry.Rank
-     << "'s collective table: `dd-import -link` of every rank's makes "
-        "the job file\n"
-     << "world " << World << "\n";
-  printRankLine(Entry, OS);
-  return printTextGraph(Table, OS);
-}
-
-llvm::Expected<ReadTable> dd::import::readRankTableFile(StringRef Path) {
-  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
-  if (!Buf)
-    return jobError(Path + ": " + Buf.getError().message());
-  StringRef Text = (*Buf)->getBuffer();
-  // The job-file lines end where the graph's header starts.
-  size_t GraphAt = Text.find("\nddir ");
-  if (GraphAt == StringRef::npos) {
-    if (Text.startswith("ddcoll"))
-      return jobError(Path + ": no collective table after its rank line "
-                             "(truncated?)");
-    std::string Hint = sniffFileKind(Path, Text) == FileKind::DdirBinary
-                           ? " (a rank's graph: give its .ddcoll table)"
-                           : "";
-    return jobError(Path +
-                    ": not a rank's collective table (expected "
-                    "'ddcoll 1' first)" +
-                    Hint);
-  }
-  auto Head = parseJobFilePart(Path, "ddcoll", Text.take_front(GraphAt + 1));
-  if (!Head)
-    return Head.takeError();
-  if (Head->Ranks.size() != 1)
-    return jobError(Path +
-                    ": a collective table describes one rank, this "
-                    "one " +
-                    llvm::Twine(Head->Ranks.size()));
-  ReadTable T;
-  T.Entry = Head->Ranks.front();
-  T.World = Head->World;
-  T.Path = Path.str();
-  auto G = parseTextGraph(Text.drop_front(GraphAt + 1));
-  if (!G)
-    return jobError(Path + ": " + llvm::toString(G.takeError()));
-  T.Table = std::move(*G);
-  return std::move(T);
 }
 
 namespace {

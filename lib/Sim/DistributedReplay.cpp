@@ -611,7 +611,7 @@ static llvm::Error checkWalkable(const Graph &G, const SimOptions &Opts) {
 
 llvm::Expected<llvm::Optional<SimResult>>
 dd::simulateShares(const Graph &Share, const SimOptions &Opts, ProcessGroup &PG,
-                   llvm::ArrayRef<uint32_t> ProcessOfRank,
+                   llvm::ArrayRef<uint32_t> ProcessOfRank, ShareReadTime Read,
                    std::vector<ProcessShare> *Shares, bool &Declined) {
   const auto Began = std::chrono::steady_clock::now();
   if (llvm::Error E = checkWalkable(Share, Opts))
@@ -621,8 +621,8 @@ dd::simulateShares(const Graph &Share, const SimOptions &Opts, ProcessGroup &PG,
                    "order");
   // Every process gets here: the options are the same on all, and a lane by
   // priority is in every share (a table copies its rank's lanes).
-  return simulateWindowedOverShares(Share, Opts, PG, ProcessOfRank, Shares,
-                                    Declined, Began);
+  return simulateWindowedOverShares(Share, Opts, PG, ProcessOfRank, Read,
+                                    Shares, Declined, Began);
 }
 
 llvm::Expected<llvm::Optional<SimResult>>

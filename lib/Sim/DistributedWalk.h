@@ -122,7 +122,7 @@ public:
 
   /// How a process's results begin: its share and its earliest recorded
   /// start, in ShareValues values.
-  static constexpr size_t ShareValues = 8;
+  static constexpr size_t ShareValues = 10;
   void appendShare(std::vector<int64_t> &Out) const {
     Out.insert(Out.end(), {static_cast<int64_t>(Share.Tasks),
                            static_cast<int64_t>(Share.Messages),
@@ -130,7 +130,9 @@ public:
                            static_cast<int64_t>(Share.SetupNs),
                            static_cast<int64_t>(Share.WalkNs),
                            static_cast<int64_t>(Share.WaitNs), MinStart,
-                           static_cast<int64_t>(Share.Edges)});
+                           static_cast<int64_t>(Share.Edges),
+                           static_cast<int64_t>(Share.Read.WallNs),
+                           static_cast<int64_t>(Share.Read.CpuNs)});
   }
   /// Process 0: receives process \p P's results into \p In, which begin
   /// as appendShare() wrote them: records its share in \p Shares, if
@@ -150,6 +152,7 @@ public:
     S.WalkNs = static_cast<uint64_t>(In[4]);
     S.WaitNs = static_cast<uint64_t>(In[5]);
     S.Edges = static_cast<uint64_t>(In[7]);
+    S.Read = {static_cast<uint64_t>(In[8]), static_cast<uint64_t>(In[9])};
   }
 
   /// Whether every task that crosses processes in \p X can be named on
@@ -272,8 +275,9 @@ simulateWindowedOverProcesses(const Graph &G, const SimOptions &Opts,
 /// simulateShares()): None with \p Declined set where any process cannot.
 llvm::Optional<SimResult> simulateWindowedOverShares(
     const Graph &Share, const SimOptions &Opts, ProcessGroup &PG,
-    llvm::ArrayRef<uint32_t> ProcessOfRank, std::vector<ProcessShare> *Shares,
-    bool &Declined, std::chrono::steady_clock::time_point Began);
+    llvm::ArrayRef<uint32_t> ProcessOfRank, ShareReadTime Read,
+    std::vector<ProcessShare> *Shares, bool &Declined,
+    std::chrono::steady_clock::time_point Began);
 
 } // namespace dd::sim
 

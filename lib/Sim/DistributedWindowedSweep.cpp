@@ -511,9 +511,11 @@ llvm::Optional<SimResult> dd::sim::simulateWindowedOverProcesses(
 
 llvm::Optional<SimResult> dd::sim::simulateWindowedOverShares(
     const Graph &Share, const SimOptions &Opts, ProcessGroup &PG,
-    llvm::ArrayRef<uint32_t> ProcessOfRank, std::vector<ProcessShare> *Shares,
-    bool &Declined, std::chrono::steady_clock::time_point Began) {
+    llvm::ArrayRef<uint32_t> ProcessOfRank, ShareReadTime Read,
+    std::vector<ProcessShare> *Shares, bool &Declined,
+    std::chrono::steady_clock::time_point Began) {
   WindowedWalk W(Share, PG, /*Window=*/0, Opts.Observer, ProcessOfRank);
+  W.share().Read = Read;
   const std::vector<uint8_t> Can =
       PG.agree(W.window() && isSweepable(Share) && W.wireable());
   Declined = !llvm::all_of(Can, [](uint8_t Ok) { return Ok; });

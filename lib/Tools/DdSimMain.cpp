@@ -291,8 +291,10 @@ int dd::ddSimMain(int Argc, char **Argv, ProcessGroup *Processes) {
   Req.Stats = Opt.Stats.isSet();
   Req.Times = &Times;
   Req.Processes = Processes;
-  if (Share)
+  if (Share) {
     Req.ProcessOfRank = Share->ProcessOfRank;
+    Req.ShareRead = Share->Took;
+  }
   auto Run = std::make_unique<SimulationRun>();
   llvm::Error Failed = runSimulation(*G, Req, *Run);
   if (!Failed && (Run->SharesDeclined || Run->HeadlineNeedsWhole)) {

@@ -6,14 +6,30 @@
 #include "daydream/Import/SplitJob.h"
 #include "daydream/Sim/Symmetry.h"
 
+#include "llvm/Support/Process.h"
 #include "llvm/Support/xxhash.h"
 
+#include <chrono>
 #include <set>
+#include <utility>
 
 using namespace dd;
 
+namespace {
+
+/// The wall time and the CPU time (user and system) of this process so far.
+std::pair<std::chrono::nanoseconds, std::chrono::nanoseconds> timesNow() {
+  llvm::sys::TimePoint<> Wall;
+  std::chrono::nanoseconds User, System;
+  llvm::sys::Process::GetTimeUsage(Wall, User, System);
+  return {Wall.time_since_epoch(), User + System};
+}
+
+} // namespace
+
 llvm::Expected<JobShareRead> dd::readShareOfJob(llvm::StringRef Path,
                                                 const ProcessGroup &PG) {
+  const auto Began = timesNow();
   auto J = import::readJobFile(Path);
   if (!J)
     return J.takeError();
@@ -28,6 +44,9 @@ llvm::Expected<JobShareRead> dd::readShareOfJob(llvm::StringRef Path,
   if (!G)
     return G.takeError();
   S.G = std::move(*G);
+  const auto Ended = timesNow();
+  S.Took = {static_cast<uint64_t>((Ended.first - Began.first).count()),
+            static_cast<uint64_t>((Ended.second - Began.second).count())};
   return std::move(S);
 }
 

@@ -30,6 +30,7 @@
 #define DAYDREAM_LIB_TOOLS_SIMSHARES_H
 
 #include "daydream/IR/Graph.h"
+#include "daydream/Sim/DistributedReplay.h"
 #include "daydream/Sim/ProcessGroup.h"
 
 #include "llvm/Support/Error.h"
@@ -43,6 +44,7 @@ namespace dd {
 struct JobShareRead {
   Graph G;
   std::vector<uint32_t> ProcessOfRank;
+  ShareReadTime Took;
 };
 
 /// Reads this process's share of the split job whose job file is \p Path.

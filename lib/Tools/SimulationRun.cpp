@@ -61,18 +61,24 @@ simulationStatistics(const Graph &G, const SimResult &R,
 }
 
 /// -time-phases' note on a simulation split over processes: each one's
+/// reading of its share of a split job (wall and CPU time), if it read one,
 /// setup, walk and, of the walk, waits, and how long process 0 took to
 /// collect the results (every task's times, or the others' sums).
-std::string describeShares(llvm::ArrayRef<ProcessShare> Shares) {
+std::string describeShares(llvm::ArrayRef<ProcessShare> Shares, bool OfShares) {
   if (Shares.empty())
     return "";
   std::string Note;
   llvm::raw_string_ostream OS(Note);
-  OS << Shares.size() << " processes, setup/walk/waits";
-  for (size_t P = 0; P != Shares.size(); ++P)
-    OS << (P ? ", " : ": ")
-       << llvm::format("%.3f/%.3f/%.3f s", Shares[P].SetupNs / 1e9,
+  OS << Shares.size() << " processes, " << (OfShares ? "read/cpu/" : "")
+     << "setup/walk/waits";
+  for (size_t P = 0; P != Shares.size(); ++P) {
+    OS << (P ? ", " : ": ");
+    if (OfShares)
+      OS << llvm::format("%.3f/%.3f/", Shares[P].Read.WallNs / 1e9,
+                         Shares[P].Read.CpuNs / 1e9);
+    OS << llvm::format("%.3f/%.3f/%.3f s", Shares[P].SetupNs / 1e9,
                        Shares[P].WalkNs / 1e9, Shares[P].WaitNs / 1e9);
+  }
   OS << llvm::format("; results %.3f s", Shares[0].GatherNs / 1e9);
   return OS.str();
 }
@@ -151,10 +157,11 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
       Run.OtherFailed = true;
       return llvm::Error::success();
     }
-    auto Mine = OfShares
-                    ? simulateShares(G, SO, *Req.Processes, Req.ProcessOfRank,
-                                     &Run.Shares, Run.SharesDeclined)
-                    : simulateDistributed(G, SO, *Req.Processes, &Run.Shares);
+    auto Mine =
+        OfShares
+            ? simulateShares(G, SO, *Req.Processes, Req.ProcessOfRank,
+                             Req.ShareRead, &Run.Shares, Run.SharesDeclined)
+            : simulateDistributed(G, SO, *Req.Processes, &Run.Shares);
     if (!Mine)
       return named(Req.InputName, Mine.takeError());
     if (!*Mine)
@@ -173,7 +180,7 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
     if (!R)
       return named(Req.InputName, R.takeError());
   }
-  Times.mark("simulate", describeShares(Run.Shares));
+  Times.mark("simulate", describeShares(Run.Shares, OfShares));
   if (Req.Stats) {
     Run.Stats =
         simulationStatistics(G, *R, Symmetry, Run.Job ? &*Run.Job : nullptr);

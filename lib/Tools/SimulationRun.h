@@ -80,6 +80,8 @@ struct SimulationRequest {
   /// job has no memory events and no identical ranks, so that neither
   /// the memory replay nor the symmetry reduction applies.
   llvm::ArrayRef<uint32_t> ProcessOfRank;
+  /// With ProcessOfRank: how long this process took to read its share.
+  ShareReadTime ShareRead;
 };
 
 /// What runSimulation() made; the report reads it (reportInfo()). Not

@@ -128,8 +128,8 @@ dd::writeSplitJob(llvm::ArrayRef<std::string> Paths, const ImportOptions &Opts,
     auto TableOut = OutputFile::create(rankTablePath(JobPath, L.Rank));
     if (!TableOut)
       return TableOut.takeError();
-    if (llvm::Error E = printRankTableFile(W.World, W.Entry, W.Table.Table,
-                                           (*TableOut)->os()))
+    if (llvm::Error E = writeRankTableFile(W.World, W.Entry, W.Table.Table,
+                                           Text, (*TableOut)->os()))
       return E;
     Outputs.push_back(std::move(*TableOut));
     if (NoLink)

@@ -121,6 +121,10 @@ private:
   const unsigned Me, Size;
 };
 
+/// The read time process \p P of runSplit() says its share took, made up:
+/// each process's own.
+ShareReadTime readTimeOf(unsigned P) { return {1000 + P, 2000 + 3 * P}; }
+
 /// Runs simulateDistributed() on \p Processes threads; process 0's result,
 /// or its error. Every other process must end with None or the same error.
 /// The threads share \p G, which real processes do not: no walk builds lane
@@ -148,7 +152,7 @@ runSplit(const Graph &G, unsigned Processes, const SimOptions &Opts = {},
       bool No = false;
       auto R = ProcessOfRank.empty()
                    ? simulateDistributed(G, Mine, PG, P == 0 ? Shares : nullptr)
-                   : simulateShares(G, Mine, PG, ProcessOfRank,
+                   : simulateShares(G, Mine, PG, ProcessOfRank, readTimeOf(P),
                                     P == 0 ? Shares : nullptr, No);
       if (P == 0 && Declined)
         *Declined = No;
@@ -585,9 +589,13 @@ TEST(DistributedReplayTest, SharesOfAJobSumWhatOneProcessSums) {
       expectSameResult(Want, *Got, Where, SimEngine::DistributedShares);
       expectSamePath(Want, *Got, Where);
       uint64_t Tasks = 0, Edges = 0;
-      for (const ProcessShare &S : Shares) {
-        Tasks += S.Tasks;
-        Edges += S.Edges;
+      for (unsigned P = 0; P != Processes; ++P) {
+        Tasks += Shares[P].Tasks;
+        Edges += Shares[P].Edges;
+        // What each process says it took to read its share reaches
+        // process 0 (-time-phases).
+        EXPECT_EQ(Shares[P].Read.WallNs, readTimeOf(P).WallNs) << Where;
+        EXPECT_EQ(Shares[P].Read.CpuNs, readTimeOf(P).CpuNs) << Where;
       }
       EXPECT_EQ(Tasks, File.numTasks()) << Where;
       EXPECT_EQ(Edges, File.countLiveEdges()) << Where;

@@ -69,9 +69,11 @@ std::string rankTablePath(llvm::StringRef JobPath, int32_t Rank);
 /// Writes rank \p Entry's collective table \p Table as its table file: the
 /// job file's lines for it (a first line "ddcoll 1", `world`, its `rank`
 /// line, whose file is relative to the table file's folder), then the
-/// table as a graph in .ddir text form.
-llvm::Error printRankTableFile(int32_t World, const JobFile::Rank &Entry,
-                               const Graph &Table, llvm::raw_ostream &OS);
+/// table as a graph, binary (after a line "ddir-binary", 8-byte aligned)
+/// or, with \p Text, in .ddir text form.
+llvm::Error writeRankTableFile(int32_t World, const JobFile::Rank &Entry,
+                               const Graph &Table, bool Text,
+                               llvm::raw_ostream &OS);
 
 /// The link step of ranks imported apart: reads the table files \p Paths,
 /// one per rank of a job, checks that they are the whole job and that each

@@ -78,6 +78,13 @@ class Graph;
 std::vector<uint32_t> assignLanesToProcesses(const Graph &G,
                                              unsigned Processes);
 
+/// How long a process took to read its share of a split job (JobShare.h):
+/// wall and CPU time. Where processes share cores, as under mpirun on one
+/// machine, the CPU time is what a process would take on a core of its own.
+struct ShareReadTime {
+  uint64_t WallNs = 0, CpuNs = 0;
+};
+
 /// What one process did (dd-sim -stats on process 0 lists every one, and
 /// -time-phases the times, for docs/Distributed.md's projection).
 struct ProcessShare {
@@ -90,6 +97,8 @@ struct ProcessShare {
   /// for other processes' times; on process 0, collecting the results
   /// (every task's times, or the other processes' sums).
   uint64_t SetupNs = 0, WalkNs = 0, WaitNs = 0, GatherNs = 0;
+  /// Of a share of a split job, reading it (simulateShares()).
+  ShareReadTime Read;
 };
 
 /// simulate(G, Opts), every process of \p PG calling it with the same
@@ -117,10 +126,11 @@ simulateDistributed(const Graph &G, const SimOptions &Opts, ProcessGroup &PG,
 /// sweep's window, every crossing a barrier, no lane by priority), and
 /// where one cannot, none does and \p Declined is set. The sums of lanes
 /// and iterations add up only if every share numbers them as the whole
-/// job does, which JobShare.h ensures.
+/// job does, which JobShare.h ensures. \p Read: how long this process
+/// took to read \p Share, which process 0 gets in \p Shares.
 llvm::Expected<llvm::Optional<SimResult>>
 simulateShares(const Graph &Share, const SimOptions &Opts, ProcessGroup &PG,
-               llvm::ArrayRef<uint32_t> ProcessOfRank,
+               llvm::ArrayRef<uint32_t> ProcessOfRank, ShareReadTime Read,
                std::vector<ProcessShare> *Shares, bool &Declined);
 
 } // namespace dd
