@@ -32,6 +32,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
 
 #include <algorithm>
@@ -39,7 +40,6 @@
 #include <chrono>
 #include <limits>
 #include <map>
-#include <tuple>
 #include <utility>
 
 using namespace dd;
@@ -159,47 +159,57 @@ WalkBase::WalkBase(const Graph &G, ProcessGroup &PG,
 }
 
 void WalkBase::nameOnTheWire() {
-  // Every share has every barrier (a table copies its rank's collectives),
-  // on the same lanes in the same order, each with the same members: each
-  // barrier, then its arrivals by rank, then its members' kernels by rank
-  // (a tree may push a barrier's end into a member's kernel), numbered in
-  // that order.
-  std::vector<uint32_t> Place(G.numLanes(), 0);
-  llvm::DenseMap<TaskId, uint64_t> BarrierOf;
-  // (barrier, 0 for itself, 1 for an arrival, 2 for a kernel, rank, task).
-  using Name = std::tuple<uint64_t, int, int32_t, TaskId>;
-  std::vector<Name> Named;
-  for (TaskId T = 0, N = G.numTaskSlots(); T != N; ++T) {
-    const LaneId L = G.task(T).Lane;
-    if (G.isLive(T) && G.lane(L).Rank < 0) {
-      const uint64_t B = uint64_t(L) << 32 | Place[L]++;
-      BarrierOf[T] = B;
-      Named.emplace_back(B, 0, -1, T);
+  // In a job as imported, messages name only barriers and their members'
+  // kernels: a member's arrival has one edge, into its barrier, and so
+  // arrives in its process's group message for the barrier; a barrier's
+  // end goes down its tree (naming the barrier), or where its only edge to
+  // another process is into one member's kernel, in a message into that
+  // kernel. Every share has every barrier (a table copies its rank's
+  // collectives), on the same lanes in the same order, each with the same
+  // members: a barrier is named by its place among the barriers (lane by
+  // lane, in lane order), and a member's kernel by its barrier's place and
+  // its rank. Any other task that crosses is not named, and the walk
+  // declines (wireable()).
+  //
+  // A share as read from a file lists each lane's tasks in slot order, so
+  // a barrier's place is its lane's first place plus the barriers before
+  // it in slot order.
+  std::vector<TaskId> Barriers;
+  std::vector<uint64_t> Place(G.numLanes(), 0);
+  for (TaskId T = 0, N = G.numTaskSlots(); T != N; ++T)
+    if (G.isLive(T) && G.lane(G.task(T).Lane).Rank < 0) {
+      Barriers.push_back(T);
+      ++Place[G.task(T).Lane];
     }
-  }
-  auto RankOf = [&](TaskId T) { return G.lane(G.task(T).Lane).Rank; };
-  for (const Edge &E : G.edgeSlots()) {
-    if (!G.isLive(E))
-      continue;
-    if (RankOf(E.Src) >= 0 && RankOf(E.Dst) < 0)
-      Named.emplace_back(BarrierOf.lookup(E.Dst), 1, RankOf(E.Src), E.Src);
-    else if (RankOf(E.Src) < 0 && RankOf(E.Dst) >= 0)
-      Named.emplace_back(BarrierOf.lookup(E.Src), 2, RankOf(E.Dst), E.Dst);
-  }
-  llvm::sort(Named);
-  // Two of one rank and role at one barrier could be numbered differently
-  // by two shares: neither is named, and the walk declines (wireable()).
-  auto Alike = [&](size_t I, size_t J) {
-    return J < Named.size() && std::get<0>(Named[I]) == std::get<0>(Named[J]) &&
-           std::get<1>(Named[I]) == std::get<1>(Named[J]) &&
-           std::get<2>(Named[I]) == std::get<2>(Named[J]);
-  };
-  for (size_t I = 0; I != Named.size(); ++I) {
-    if ((I && Alike(I, I - 1)) || Alike(I, I + 1))
-      continue;
-    const TaskId T = std::get<3>(Named[I]);
-    WireOf[T] = I;
-    LocalOf[I] = T;
+  uint64_t Before = 0;
+  for (uint64_t &Count : Place)
+    Before += std::exchange(Count, Before);
+  llvm::ArrayRef<Edge> Edges = G.edgeSlots();
+  llvm::SmallVector<std::pair<int32_t, TaskId>, 8> Kernels;
+  for (TaskId B : Barriers) {
+    const uint64_t Barrier = Place[G.task(B).Lane]++;
+    WireOf[B] = Barrier;
+    LocalOf[Barrier] = B;
+    Kernels.clear();
+    for (const Edge *E = edgesFrom(Edges.begin(), Edges.end(), B);
+         E != Edges.end() && E->Src == B; ++E)
+      if (G.isLive(*E) && G.lane(G.task(E->Dst).Lane).Rank >= 0)
+        Kernels.emplace_back(G.lane(G.task(E->Dst).Lane).Rank, E->Dst);
+    llvm::sort(Kernels);
+    // Two of one rank could be told apart differently by two shares:
+    // neither is named.
+    for (size_t I = 0; I != Kernels.size(); ++I) {
+      const int32_t Rank = Kernels[I].first;
+      if ((I && Kernels[I - 1].first == Rank) ||
+          (I + 1 != Kernels.size() && Kernels[I + 1].first == Rank))
+        continue;
+      // After every barrier's name, rank by rank: names the hash tables
+      // spread well (their hash is the low bits times 37).
+      const uint64_t Name =
+          Barrier + (uint64_t(uint32_t(Rank)) + 1) * Barriers.size();
+      WireOf[Kernels[I].second] = Name;
+      LocalOf[Name] = Kernels[I].second;
+    }
   }
 }
 

@@ -110,9 +110,9 @@ class WalkBase {
 public:
   /// \p ProcessOfRank: see assignLanes(). Given, \p G is a process's share
   /// of a split job (JobShare.h), whose ids are its own: messages then
-  /// name a task by its place among the collectives' barriers and their
-  /// members' arrivals and kernels instead (wire()), and only such tasks
-  /// may cross processes (wireable()).
+  /// name a barrier by its place among the barriers, and a member's kernel
+  /// by its barrier and rank, instead (wire()), and no other task may be
+  /// named across processes (wireable()).
   WalkBase(const Graph &G, ProcessGroup &PG,
            llvm::ArrayRef<uint32_t> ProcessOfRank = {});
 
@@ -155,19 +155,20 @@ public:
     S.Read = {static_cast<uint64_t>(In[8]), static_cast<uint64_t>(In[9])};
   }
 
-  /// Whether every task that crosses processes in \p X can be named on
+  /// Whether every task that messages would name in \p X can be named on
   /// the wire: always, unless \p G is a share, where only a collective's
-  /// barrier, its members' arrivals and their kernels can (the only tasks
-  /// that cross between a split job's ranks; a pass's network lane would
-  /// not be).
+  /// barrier and its members' kernels can (a member's arrival goes into its
+  /// barrier's group, a barrier's end down its tree or into the one
+  /// member's kernel on another process: all that crosses between a split
+  /// job's ranks; a pass's edge from rank to rank would not).
   bool wireable(const SweepCrossings &X) const;
 
 protected:
   /// Fills WireOf and LocalOf for a share.
   void nameOnTheWire();
   bool owns(TaskId T) const { return Owner[G.task(T).Lane] == Me; }
-  /// Task \p T as messages name it: its id, or in a share its number among
-  /// the barriers and their members' tasks, the same on every process
+  /// Task \p T as messages name it: its id, or in a share its name as a
+  /// barrier or a member's kernel, the same on every process
   /// (nameOnTheWire()); and back.
   int64_t wire(TaskId T) const {
     return IsShare ? static_cast<int64_t>(WireOf.lookup(T)) : T;
