@@ -145,6 +145,9 @@ private:
   static StringRef kindOf(const Group &Gr, size_t Member, size_t Pos) {
     return Gr.names(Member)[Pos].Kind;
   }
+  /// classifyCollective() of kernel \p K, once per name and layer: a job's
+  /// thousands of collective kernels have a few names.
+  const CollectiveName &classified(TaskId K);
   void collect();
   llvm::Error assignGroups();
   llvm::Error checkCounts(const Group &Gr) const;
@@ -164,7 +167,16 @@ private:
   llvm::DenseMap<TaskId, int64_t> RecordedSize;
   /// The first collective whose recorded group size disagrees, described.
   std::string FirstSizeMismatch;
+  llvm::DenseMap<std::pair<StrId, LayerId>, CollectiveName> Classified;
 };
+
+const CollectiveName &Matcher::classified(TaskId K) {
+  const Task &T = G.task(K);
+  auto [It, New] = Classified.try_emplace({T.Name, T.Layer});
+  if (New)
+    It->second = classifyCollective(G, K);
+  return It->second;
+}
 
 void Matcher::collect() {
   std::map<int32_t, size_t> Index;
@@ -304,7 +316,7 @@ llvm::Error Matcher::assignGroups() {
             G.str(G.task(K).Name)));
       size_t Member = M - Gr.Members.begin();
       Gr.Kernels[Member].push_back(K);
-      Gr.Names[Member].push_back(classifyCollective(G, K));
+      Gr.Names[Member].push_back(classified(K));
     }
   }
   // A rank stored as a copy issued what its representative did, on the same
@@ -500,8 +512,9 @@ void Matcher::join(const Group &Gr, size_t Pos) {
     M.Kind = TaskKind::Marker;
     M.Phase = G.task(K).Phase;
     TaskId Marker = G.insertTaskBefore(K, M);
-    for (const Edge &E : StartEdges.lookup(K))
-      G.addEdge(E.Src, Marker, E.Kind);
+    if (auto It = StartEdges.find(K); It != StartEdges.end())
+      for (const Edge &E : It->second)
+        G.addEdge(E.Src, Marker, E.Kind);
     G.addEdge(Marker, Barrier, EdgeKind::Comm);
     G.addEdge(Barrier, K, EdgeKind::Sync);
     Task &Kernel = G.task(K);
