@@ -264,6 +264,7 @@ int64_t TimesWalk::gather(const OrderT &Order,
     // order's sequence, which process 0 walks again to place them. Each
     // chunk is waited for, so that no process holds a copy of its times.
     std::vector<int64_t> Head;
+    Share.ResultValues = ShareValues + 2 * Share.Tasks;
     appendShare(Head);
     PG.send(0, Results, Head);
     std::vector<int64_t> Chunk;

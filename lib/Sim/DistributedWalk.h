@@ -121,8 +121,9 @@ public:
   void finish() { PG.finishSends(); }
 
   /// How a process's results begin: its share and its earliest recorded
-  /// start, in ShareValues values.
-  static constexpr size_t ShareValues = 10;
+  /// start, in ShareValues values; ResultValuesAt is where the results'
+  /// size goes, which a walk may fill in once it has packed them.
+  static constexpr size_t ShareValues = 11, ResultValuesAt = 10;
   void appendShare(std::vector<int64_t> &Out) const {
     Out.insert(Out.end(), {static_cast<int64_t>(Share.Tasks),
                            static_cast<int64_t>(Share.Messages),
@@ -132,7 +133,8 @@ public:
                            static_cast<int64_t>(Share.WaitNs), MinStart,
                            static_cast<int64_t>(Share.Edges),
                            static_cast<int64_t>(Share.Read.WallNs),
-                           static_cast<int64_t>(Share.Read.CpuNs)});
+                           static_cast<int64_t>(Share.Read.CpuNs),
+                           static_cast<int64_t>(Share.ResultValues)});
   }
   /// Process 0: receives process \p P's results into \p In, which begin
   /// as appendShare() wrote them: records its share in \p Shares, if
@@ -153,6 +155,7 @@ public:
     S.WaitNs = static_cast<uint64_t>(In[5]);
     S.Edges = static_cast<uint64_t>(In[7]);
     S.Read = {static_cast<uint64_t>(In[8]), static_cast<uint64_t>(In[9])};
+    S.ResultValues = static_cast<uint64_t>(In[ResultValuesAt]);
   }
 
   /// Whether every task that messages would name in \p X can be named on

@@ -439,6 +439,7 @@ WindowedWalk::reduce(bool CriticalPath, std::vector<ProcessShare> *Shares) {
     Out[HeadValues - 1] = static_cast<int64_t>(Out.size() - HeadValues);
     if (Observer)
       Observer->pack(Out);
+    Out[ResultValuesAt] = static_cast<int64_t>(Out.size());
     PG.send(0, Results, Out);
     PG.finishSends();
     return llvm::None;

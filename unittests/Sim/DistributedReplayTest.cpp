@@ -596,6 +596,10 @@ TEST(DistributedReplayTest, SharesOfAJobSumWhatOneProcessSums) {
         // process 0 (-time-phases).
         EXPECT_EQ(Shares[P].Read.WallNs, readTimeOf(P).WallNs) << Where;
         EXPECT_EQ(Shares[P].Read.CpuNs, readTimeOf(P).CpuNs) << Where;
+        // Its results' size, which it counts as it sends them: the share
+        // values and sums at least.
+        if (P != 0)
+          EXPECT_GT(Shares[P].ResultValues, 11u) << Where;
       }
       EXPECT_EQ(Tasks, File.numTasks()) << Where;
       EXPECT_EQ(Edges, File.countLiveEdges()) << Where;
