@@ -89,9 +89,11 @@ bool walkTasks(const Graph &G, std::vector<LaneMeasure> &Measures,
              : walkTasks<2>(G, Measures.data(), StopAtCollective);
 }
 
-/// A run's figures from its lanes'.
+/// A run's figures from its lanes', and from what the processes below
+/// measured (UtilizationObserver::mergeUp()), if \p Below.
 RunUtilization combine(const Graph &G, RunSpec &Spec,
-                       std::vector<LaneIntervals> Lanes, Interval Span) {
+                       std::vector<LaneIntervals> Lanes, Interval Span,
+                       UtilizationObserver::DevicesBelow *Below = nullptr) {
   // Ordered, so devices come out by index: every device with a GPU stream,
   // and every device of a lane that ran a kernel.
   std::map<int32_t, std::vector<LaneId>> ByDevice;
@@ -113,10 +115,18 @@ RunUtilization combine(const Graph &G, RunSpec &Spec,
   // Kept for the overlap with communication, which needs every kernel
   // kept: no lane is metered then.
   std::vector<IntervalUnion> DeviceBusy;
+  size_t FinishedBelow = 0;
   for (auto &[Device, OnDevice] : ByDevice) {
     GpuUtilization Gpu;
     Gpu.Device = Device;
-    if (const llvm::Optional<UnionMeter> &M = Lanes[OnDevice[0]].KernelMeter) {
+    auto Finished = Below ? Below->Finished.find(Device)
+                          : std::map<int32_t, int64_t>::iterator();
+    if (Below && Finished != Below->Finished.end()) {
+      assert(U.Iterations.empty() && "measured below without the windows");
+      Gpu.ComputeNs = Finished->second;
+      ++FinishedBelow;
+    } else if (const llvm::Optional<UnionMeter> &M =
+                   Lanes[OnDevice[0]].KernelMeter) {
       // A metered lane is its device's only one.
       Gpu.ComputeNs = M->length();
       for (const llvm::Optional<Interval> &W : U.Iterations)
@@ -131,6 +141,10 @@ RunUtilization combine(const Graph &G, RunSpec &Spec,
       std::vector<std::vector<Interval> *> Kernels;
       for (LaneId L : OnDevice)
         Kernels.push_back(&Lanes[L].Kernels);
+      if (Below)
+        if (auto It = Below->Open.find(Device); It != Below->Open.end())
+          for (std::vector<Interval> &Run : It->second)
+            Kernels.push_back(&Run);
       DeviceBusy.push_back(unionOfRuns(Kernels));
       const IntervalUnion &Busy = DeviceBusy.back();
       Gpu.ComputeNs = Busy.length();
@@ -149,7 +163,8 @@ RunUtilization combine(const Graph &G, RunSpec &Spec,
   U.CommunicationNs = Comm.length();
   if (Comm.length() == 0)
     return U; // nothing to overlap: spare the union of every kernel
-  assert(DeviceBusy.size() == ByDevice.size() && "a lane was metered");
+  assert(DeviceBusy.size() + FinishedBelow == ByDevice.size() &&
+         "a lane was metered");
   // Every kernel ran on some device, so the devices' unions together are
   // the union of all kernels; it is measured against communication as it
   // comes, not kept.
@@ -157,6 +172,9 @@ RunUtilization combine(const Graph &G, RunSpec &Spec,
   AllKernels.reserve(DeviceBusy.size());
   for (const IntervalUnion &Busy : DeviceBusy)
     AllKernels.push_back(Busy.intervals());
+  if (Below)
+    for (const std::vector<Interval> &Run : Below->FinishedKernels)
+      AllKernels.push_back(Run);
   UnionStream Kernels(AllKernels);
   U.OverlappedCommunicationNs = overlapOf(Comm, Kernels);
   return U;
@@ -293,7 +311,8 @@ void UtilizationObserver::finishLanes() {
 
 // Per lane with anything to say: its id, whether it ran a kernel, its
 // metered length (-1 if not metered), its kernels' and its communication's
-// interval counts, then their begins and ends. First, whether it failed.
+// interval counts, then their begins and ends; its kernels went up the
+// tree (packUp()), so their count is 0. First, whether it failed.
 void UtilizationObserver::pack(std::vector<int64_t> &Out) {
   finishLanes();
   Out.push_back(Failed);
@@ -302,14 +321,12 @@ void UtilizationObserver::pack(std::vector<int64_t> &Out) {
     if (!Lane.HasKernel && Lane.Kernels.empty() && Lane.Communication.empty() &&
         (!Lane.KernelMeter || Lane.KernelMeter->length() == 0))
       continue;
+    // The kernels go up the tree (packUp()).
     Out.insert(Out.end(), {int64_t(L), int64_t(Lane.HasKernel),
                            Lane.KernelMeter ? Lane.KernelMeter->length() : -1,
-                           int64_t(Lane.Kernels.size()),
-                           int64_t(Lane.Communication.size())});
-    for (const std::vector<Interval> *List :
-         {&Lane.Kernels, &Lane.Communication})
-      for (Interval I : *List)
-        Out.insert(Out.end(), {I.Begin, I.End});
+                           0, int64_t(Lane.Communication.size())});
+    for (Interval I : Lane.Communication)
+      Out.insert(Out.end(), {I.Begin, I.End});
   }
 }
 
@@ -346,6 +363,112 @@ bool UtilizationObserver::merge(llvm::ArrayRef<int64_t> Packed) {
   return true;
 }
 
+void UtilizationObserver::laneOwners(llvm::ArrayRef<uint32_t> Owner,
+                                     unsigned Me) {
+  this->Me = Me;
+  DeviceOwners.clear();
+  for (LaneId L = 0; L != G.numLanes(); ++L)
+    DeviceOwners[G.lane(L).Device].push_back(Owner[L]);
+}
+
+bool UtilizationObserver::allBelow(int32_t Device) const {
+  auto It = DeviceOwners.find(Device);
+  if (It == DeviceOwners.end())
+    return false;
+  // In the tree, process P is below its parent (P - 1) / 2.
+  return llvm::all_of(It->second, [&](uint32_t P) {
+    while (P > Me)
+      P = (P - 1) / 2;
+    return P == Me;
+  });
+}
+
+// Three parts: the devices some of whose lanes are elsewhere, their number
+// and then for each its index, its union's interval count and the
+// intervals; the devices all of whose lanes are here or below, their
+// number and then for each its index and its kernels' union's length; and
+// the union of those devices' kernels, its interval count and the
+// intervals.
+void UtilizationObserver::packUp(std::vector<int64_t> &Out) {
+  finishLanes();
+  std::map<int32_t, std::vector<std::vector<Interval> *>> ByDevice;
+  for (LaneId L = 0; L != Lanes.size(); ++L)
+    if (!Lanes[L].Kernels.empty())
+      ByDevice[G.lane(L).Device].push_back(&Lanes[L].Kernels);
+  for (auto &[Device, Runs] : Below.Open)
+    for (std::vector<Interval> &Run : Runs)
+      ByDevice[Device].push_back(&Run);
+  std::vector<IntervalUnion> Finished;
+  std::vector<std::pair<int32_t, int64_t>> Lengths(Below.Finished.begin(),
+                                                   Below.Finished.end());
+  const size_t OpenAt = Out.size();
+  Out.push_back(0);
+  for (auto &[Device, Runs] : ByDevice) {
+    IntervalUnion Busy = unionOfRuns(Runs);
+    if (allBelow(Device)) {
+      Lengths.emplace_back(Device, Busy.length());
+      Finished.push_back(std::move(Busy));
+      continue;
+    }
+    ++Out[OpenAt];
+    Out.insert(Out.end(), {Device, int64_t(Busy.intervals().size())});
+    for (Interval I : Busy.intervals())
+      Out.insert(Out.end(), {I.Begin, I.End});
+  }
+  Out.push_back(int64_t(Lengths.size()));
+  for (auto [Device, Length] : Lengths)
+    Out.insert(Out.end(), {Device, Length});
+  std::vector<llvm::ArrayRef<Interval>> Views;
+  Views.reserve(Finished.size() + Below.FinishedKernels.size());
+  for (const IntervalUnion &Busy : Finished)
+    Views.push_back(Busy.intervals());
+  for (const std::vector<Interval> &Run : Below.FinishedKernels)
+    Views.push_back(Run);
+  std::vector<Interval> All;
+  UnionStream(Views).collect(All);
+  Out.push_back(int64_t(All.size()));
+  for (Interval I : All)
+    Out.insert(Out.end(), {I.Begin, I.End});
+}
+
+bool UtilizationObserver::mergeUp(llvm::ArrayRef<int64_t> Packed) {
+  size_t At = 0;
+  // A count of groups at least \p Width values wide, which must fit.
+  auto Count = [&](uint64_t Width) -> llvm::Optional<int64_t> {
+    if (At == Packed.size() || Packed[At] < 0 ||
+        uint64_t(Packed.size() - At - 1) / Width < uint64_t(Packed[At]))
+      return llvm::None;
+    return Packed[At++];
+  };
+  auto Intervals = [&](std::vector<Interval> &Run, int64_t N) {
+    if (N < 0 || uint64_t(Packed.size() - At) / 2 < uint64_t(N))
+      return false;
+    for (int64_t I = 0; I != N; ++I, At += 2)
+      Run.push_back(Interval{Packed[At], Packed[At + 1]});
+    return true;
+  };
+  auto Open = Count(2);
+  if (!Open)
+    return false;
+  for (int64_t D = 0; D != *Open; ++D) {
+    if (Packed.size() - At < 2)
+      return false;
+    const int32_t Device = int32_t(Packed[At]);
+    const int64_t N = Packed[At + 1];
+    At += 2;
+    if (!Intervals(Below.Open[Device].emplace_back(), N))
+      return false;
+  }
+  auto Finished = Count(2);
+  if (!Finished)
+    return false;
+  for (int64_t D = 0; D != *Finished; ++D, At += 2)
+    Below.Finished[int32_t(Packed[At])] = Packed[At + 1];
+  auto All = Count(2);
+  return All && Intervals(Below.FinishedKernels.emplace_back(), *All) &&
+         At == Packed.size();
+}
+
 // Lengths and overlaps do not depend on where the times are counted from.
 void UtilizationObserver::finish(int64_t) {}
 
@@ -363,7 +486,7 @@ RunUtilization UtilizationObserver::result(const SimResult &R) {
   for (LaneId L = 0; L != G.numLanes(); ++L)
     Lanes[L].BusyNs = R.Lanes[L].BusyNs;
   // The run is the simulation's (Spec.Run), not the span of the times seen.
-  return combine(G, Spec, std::move(Lanes), *Spec.Run);
+  return combine(G, Spec, std::move(Lanes), *Spec.Run, &Below);
 }
 
 llvm::Optional<RunUtilization> dd::utilizationFromLanes(const Graph &G,

@@ -310,8 +310,12 @@ int64_t TimesWalk::gather(const OrderT &Order,
     Start[T] += Origin;
     End[T] += Origin;
   }
-  if (Shares)
+  if (Shares) {
+    Share.ResultValues = 0;
+    for (unsigned P = 1; P != Processes; ++P)
+      Share.ResultValues += (*Shares)[P].ResultValues;
     (*Shares)[0] = Share;
+  }
   return Origin;
 }
 

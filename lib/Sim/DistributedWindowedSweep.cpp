@@ -183,6 +183,7 @@ WindowedWalk::WindowedWalk(const Graph &G, ProcessGroup &PG, uint64_t Window,
   if (Observer) {
     RunStart.resize(ObservedRun);
     RunEnd.resize(ObservedRun);
+    Observer->laneOwners(Owner, Me);
   }
   Groups.resize(X.Groups.size());
   for (const SweepCrossings::Group &Gr : X.Groups)
@@ -429,6 +430,27 @@ WindowedWalk::reduce(bool CriticalPath, std::vector<ProcessShare> *Shares) {
   // and path and the sums' length; then the sums, then what the observer
   // saw.
   constexpr size_t HeadValues = ShareValues + 7;
+  // What the observer merges on the way up its tree goes first, from the
+  // leaves: each process's message up precedes its results.
+  if (Observer && Observer->mergesUp()) {
+    std::vector<int64_t> Up;
+    for (uint64_t Below = 2 * uint64_t(Me) + 1;
+         Below <= 2 * uint64_t(Me) + 2 && Below < PG.size(); ++Below) {
+      Up.clear();
+      PG.receive(static_cast<unsigned>(Below), Results, Up);
+      if (Me == 0)
+        Share.ResultValues += Up.size();
+      const bool Merged = Observer->mergeUp(Up);
+      assert(Merged && "every process measures the same graph's lanes");
+      (void)Merged;
+    }
+    if (Me != 0) {
+      Up.clear();
+      Observer->packUp(Up);
+      Share.ResultValues += Up.size();
+      PG.send((Me - 1) / 2, Results, Up);
+    }
+  }
   if (Me != 0) {
     std::vector<int64_t> Out;
     appendShare(Out);
@@ -439,7 +461,7 @@ WindowedWalk::reduce(bool CriticalPath, std::vector<ProcessShare> *Shares) {
     Out[HeadValues - 1] = static_cast<int64_t>(Out.size() - HeadValues);
     if (Observer)
       Observer->pack(Out);
-    Out[ResultValuesAt] = static_cast<int64_t>(Out.size());
+    Out[ResultValuesAt] = static_cast<int64_t>(Share.ResultValues + Out.size());
     PG.send(0, Results, Out);
     PG.finishSends();
     return llvm::None;
@@ -450,6 +472,7 @@ WindowedWalk::reduce(bool CriticalPath, std::vector<ProcessShare> *Shares) {
   std::vector<int64_t> In;
   for (unsigned P = 1; P != Processes; ++P) {
     receiveResults(P, In, MinStart, Shares);
+    Share.ResultValues += In.size();
     const int64_t *V = In.data() + ShareValues;
     const uint64_t Last = static_cast<uint64_t>(V[1]);
     if (Last != NoKey &&

@@ -192,10 +192,10 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
           {"distributed", "time messages sent" + Of, Run.Shares[P].Messages});
       Run.Stats.push_back({"distributed", "waits for another process" + Of,
                            Run.Shares[P].Waits});
-      if (P != 0)
-        Run.Stats.push_back({"distributed",
-                             "values of results sent to process 0" + Of,
-                             Run.Shares[P].ResultValues});
+      Run.Stats.push_back({"distributed",
+                           P == 0 ? "values of results received by process 0"
+                                  : "values of results sent" + Of,
+                           Run.Shares[P].ResultValues});
     }
   }
 

@@ -130,15 +130,30 @@ TEST(SweptUtilizationTest, ObserversOfProcessesMergeIntoTheWhole) {
     UtilizationObserver Whole(G);
     Lean.Observer = &Whole;
     const SimResult R = sim(G, Lean);
-    for (unsigned Processes : {2u, 3u}) {
+    for (unsigned Processes : {2u, 3u, 6u}) {
       std::vector<std::unique_ptr<UtilizationObserver>> Each;
-      for (unsigned P = 0; P != Processes; ++P)
+      // A device's lanes may all be below one process, which then sends up
+      // its union's length, or on several.
+      std::vector<uint32_t> Owner;
+      for (LaneId L = 0; L != G.numLanes(); ++L)
+        Owner.push_back(L % Processes);
+      for (unsigned P = 0; P != Processes; ++P) {
         Each.push_back(std::make_unique<UtilizationObserver>(G));
+        Each.back()->laneOwners(Owner, P);
+      }
       // Each lane's tasks to one observer, in runs of consecutive tasks.
       for (TaskId T = 0; T != G.numTaskSlots(); ++T) {
         UtilizationObserver &O = *Each[G.task(T).Lane % Processes];
         O.ran(T, llvm::makeArrayRef(Full.Start[T]),
               llvm::makeArrayRef(Full.End[T]));
+      }
+      // Up the tree first, from the leaves: process P's kernels go to
+      // (P - 1) / 2, with those of the processes below it.
+      ASSERT_TRUE(Each[0]->mergesUp());
+      for (unsigned P = Processes - 1; P != 0; --P) {
+        std::vector<int64_t> Up;
+        Each[P]->packUp(Up);
+        EXPECT_TRUE(Each[(P - 1) / 2]->mergeUp(Up));
       }
       for (unsigned P = 1; P != Processes; ++P) {
         std::vector<int64_t> Packed;

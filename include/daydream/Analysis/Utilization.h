@@ -36,6 +36,7 @@
 #include "llvm/ADT/Optional.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -119,11 +120,34 @@ public:
            llvm::ArrayRef<int64_t> End) override;
   void finish(int64_t OriginNs) override;
   bool complete() const override;
-  /// Each lane's kernels and communication, as merged intervals (or, for a
-  /// metered lane, the union's length): a lane is on one process, so the
-  /// merge takes each lane from the process that packed it.
+  /// Each lane's communication, as merged intervals, and whether it ran a
+  /// kernel (or, for a metered lane, its kernels' union's length): a lane
+  /// is on one process, so the merge takes each lane from the process that
+  /// packed it.
   void pack(std::vector<int64_t> &Out) override;
   bool merge(llvm::ArrayRef<int64_t> Packed) override;
+  /// The kernels go up the tree instead, merged on the way, rather than
+  /// every lane's kernels from every process to process 0: each device's
+  /// union, and once a process has every lane of a device below it
+  /// (laneOwners()), only the union's length, its kernels joining the one
+  /// union of all such devices', which the overlap with communication
+  /// reads. Where a job's GPUs run together, that union is a few
+  /// intervals a step.
+  bool mergesUp() const override { return true; }
+  void packUp(std::vector<int64_t> &Out) override;
+  bool mergeUp(llvm::ArrayRef<int64_t> Packed) override;
+  void laneOwners(llvm::ArrayRef<uint32_t> Owner, unsigned Me) override;
+
+  /// What the processes below one in the tree measured (mergeUp()).
+  struct DevicesBelow {
+    /// By device, unions of its kernels, for a device some of whose lanes
+    /// are elsewhere.
+    std::map<int32_t, std::vector<std::vector<Interval>>> Open;
+    /// By device, its kernels' union's length, for a device all of whose
+    /// lanes are below; and unions of those devices' kernels.
+    std::map<int32_t, int64_t> Finished;
+    std::vector<std::vector<Interval>> FinishedKernels;
+  };
   /// The figures of \p R, the simulation that was observed (R.Observed),
   /// as simulate() returned it: each lane's busy time is its lane result's
   /// (expandResults() would give a rank left out its representative's).
@@ -137,6 +161,13 @@ private:
   std::unique_ptr<LaneMeasure> Measure;
   /// The lanes' figures once pack() or merge() ended the measure.
   std::vector<LaneIntervals> Lanes;
+  DevicesBelow Below;
+  /// By device, the processes that own its lanes, and this one
+  /// (laneOwners()); empty if not told.
+  std::map<int32_t, std::vector<uint32_t>> DeviceOwners;
+  unsigned Me = 0;
+  /// Whether every lane of \p Device is this process's or below it.
+  bool allBelow(int32_t Device) const;
   bool Finished = false;
   bool Failed = false;
   /// Ends the measure, once, into Lanes.

@@ -92,8 +92,9 @@ struct ProcessShare {
   uint64_t Edges = 0;    ///< edges out of them (the windowed sweep counts)
   uint64_t Messages = 0; ///< time messages it sent
   uint64_t Waits = 0;    ///< times it waited for another process
-  /// Values (8 bytes each) of its results sent to process 0: its sums and
-  /// its kernels' intervals, or every task's times.
+  /// Values (8 bytes each) of results: sent, by a process other than 0
+  /// (its sums, and what its observer merged up its tree, or every task's
+  /// times); received, by process 0.
   uint64_t ResultValues = 0;
   /// Wall times: finding its tasks and their crossings (every process
   /// looks at the whole graph), then walking the order, of which waiting

@@ -121,6 +121,26 @@ public:
   /// not what pack() gives for the same graph.
   virtual void pack(std::vector<int64_t> &Out) = 0;
   virtual bool merge(llvm::ArrayRef<int64_t> Packed) = 0;
+
+  /// What may be merged on its way to process 0 rather than sent there
+  /// from every process: where mergesUp(), before pack(), each process
+  /// mergeUp()s what the processes below it in a binary tree rooted at
+  /// process 0 (the process at place i has those at 2i + 1 and 2i + 2
+  /// below it) packUp()ed, then packUp()s that with its own and sends it
+  /// up; pack() leaves it out. mergeUp() is false if \p Packed is not what
+  /// packUp() gives for the same graph.
+  virtual bool mergesUp() const { return false; }
+  /// Before the first ran() of a simulation split over processes: the
+  /// process of each lane (by LaneId) and this one's; the same owners on
+  /// every process.
+  virtual void laneOwners(llvm::ArrayRef<uint32_t> Owner, unsigned Me) {
+    (void)Owner;
+    (void)Me;
+  }
+  virtual void packUp(std::vector<int64_t> &Out) { (void)Out; }
+  virtual bool mergeUp(llvm::ArrayRef<int64_t> Packed) {
+    return Packed.empty();
+  }
 };
 
 struct SimOptions {
