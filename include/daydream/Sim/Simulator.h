@@ -130,16 +130,16 @@ public:
   /// up; pack() leaves it out. mergeUp() is false if \p Packed is not what
   /// packUp() gives for the same graph.
   virtual bool mergesUp() const { return false; }
+  virtual void packUp(std::vector<int64_t> &Out) { (void)Out; }
+  virtual bool mergeUp(llvm::ArrayRef<int64_t> Packed) {
+    return Packed.empty();
+  }
   /// Before the first ran() of a simulation split over processes: the
   /// process of each lane (by LaneId) and this one's; the same owners on
   /// every process.
   virtual void laneOwners(llvm::ArrayRef<uint32_t> Owner, unsigned Me) {
     (void)Owner;
     (void)Me;
-  }
-  virtual void packUp(std::vector<int64_t> &Out) { (void)Out; }
-  virtual bool mergeUp(llvm::ArrayRef<int64_t> Packed) {
-    return Packed.empty();
   }
 };
 
