@@ -104,5 +104,16 @@ llvm::Expected<Graph> dd::import::readJobShare(StringRef Path, const JobFile &J,
       countFromJobOrigin(*G, R.OriginNs, JobNs);
     A.addRank(RankGraph{R.Rank, J.World, std::move(*G)}, R.File, 0);
   }
-  return finishJob(Path, J, A, std::move(Job), Use);
+  // Once matched, a stand-in's launching calls (its CPU threads' tasks)
+  // have done their part, the collectives' order of issue: they are never
+  // walked and cross no process, so they are not kept.
+  auto DropLaunches = [&](Graph &Matched) {
+    for (LaneId L = 0; L != Matched.numLanes(); ++L) {
+      const Lane &Ln = Matched.lane(L);
+      if (Ln.Kind == LaneKind::CpuThread && Ln.Rank >= 0 &&
+          !std::binary_search(Whole.begin(), Whole.end(), Ln.Rank))
+        Matched.removeLaneTasks(L);
+    }
+  };
+  return finishJob(Path, J, A, std::move(Job), Use, DropLaunches);
 }

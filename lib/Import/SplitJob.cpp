@@ -435,15 +435,18 @@ int64_t dd::import::jobOriginNs(const JobFile &J) {
   return JobNs;
 }
 
-llvm::Expected<Graph> dd::import::finishJob(StringRef Path, const JobFile &J,
-                                            JobAssembler &A, Graph &&Job,
-                                            GraphUse Use) {
+llvm::Expected<Graph>
+dd::import::finishJob(StringRef Path, const JobFile &J, JobAssembler &A,
+                      Graph &&Job, GraphUse Use,
+                      llvm::function_ref<void(Graph &)> Trim) {
   CollectiveStats Stats;
   std::vector<std::string> Warnings; // made when the job was imported
   if (llvm::Error E = A.finish(Stats, Warnings))
     return jobError(Path + ": " + llvm::toString(std::move(E)));
   if (llvm::Error E = checkGroups(Path, J, Stats))
     return std::move(E);
+  if (Trim)
+    Trim(Job);
   return readAsFile(Path, std::move(Job), Use);
 }
 

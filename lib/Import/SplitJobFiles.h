@@ -20,6 +20,7 @@
 #include "daydream/Import/ImportJob.h"
 #include "daydream/Import/JobFile.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -64,9 +65,12 @@ int64_t jobOriginNs(const JobFile &J);
 /// to an unnamed temporary file and read back from it for \p Use. A tool
 /// then sees the very graph (its numbering, its edges' order, its records
 /// mapped from a file) that a single import's file gives it, and the job's
-/// records live in the page cache, not in the process's memory.
-llvm::Expected<Graph> finishJob(llvm::StringRef Path, const JobFile &J,
-                                JobAssembler &A, Graph &&Job, GraphUse Use);
+/// records live in the page cache, not in the process's memory. \p Trim,
+/// if given, may remove tasks from the matched job before it is handed
+/// over.
+llvm::Expected<Graph>
+finishJob(llvm::StringRef Path, const JobFile &J, JobAssembler &A, Graph &&Job,
+          GraphUse Use, llvm::function_ref<void(Graph &)> Trim = nullptr);
 
 } // namespace dd::import
 
