@@ -33,11 +33,6 @@ namespace {
 constexpr StringRef BinaryLine = "ddir-binary\n";
 constexpr uint64_t BinaryAlignment = 8;
 
-llvm::Error tableError(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 Msg.str().c_str());
-}
-
 } // namespace
 
 llvm::Error dd::import::writeRankTableFile(int32_t World,
@@ -62,32 +57,32 @@ llvm::Expected<ReadTable> dd::import::readRankTableFile(StringRef Path) {
   auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);
   if (!Buf)
-    return tableError(Path + ": " + Buf.getError().message());
+    return jobError(Path + ": " + Buf.getError().message());
   StringRef Bytes = (*Buf)->getBuffer();
   // The job-file lines end where the graph's first line starts: "ddir 1"
   // (text) or "ddir-binary". Neither can start a line of the head.
   size_t GraphAt = Bytes.find("\nddir");
   if (GraphAt == StringRef::npos) {
     if (Bytes.startswith("ddcoll"))
-      return tableError(Path + ": no collective table after its rank line "
-                               "(truncated?)");
+      return jobError(Path + ": no collective table after its rank line "
+                             "(truncated?)");
     std::string Hint = sniffFileKind(Path, Bytes) == FileKind::DdirBinary
                            ? " (a rank's graph: give its .ddcoll table)"
                            : "";
-    return tableError(Path +
-                      ": not a rank's collective table (expected "
-                      "'ddcoll 1' first)" +
-                      Hint);
+    return jobError(Path +
+                    ": not a rank's collective table (expected "
+                    "'ddcoll 1' first)" +
+                    Hint);
   }
   ++GraphAt;
   auto Head = parseJobFilePart(Path, "ddcoll", Bytes.take_front(GraphAt));
   if (!Head)
     return Head.takeError();
   if (Head->Ranks.size() != 1)
-    return tableError(Path +
-                      ": a collective table describes one rank, this "
-                      "one " +
-                      llvm::Twine(Head->Ranks.size()));
+    return jobError(Path +
+                    ": a collective table describes one rank, this "
+                    "one " +
+                    llvm::Twine(Head->Ranks.size()));
   ReadTable T;
   T.Entry = Head->Ranks.front();
   T.World = Head->World;

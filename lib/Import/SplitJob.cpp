@@ -32,12 +32,12 @@ using namespace dd;
 using namespace dd::import;
 using llvm::StringRef;
 
-namespace {
-
-llvm::Error jobError(const llvm::Twine &Msg) {
+llvm::Error dd::import::jobError(const llvm::Twine &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  Msg.str().c_str());
 }
+
+namespace {
 
 bool isMatchedKernel(const Graph &G, TaskId T) {
   return G.task(T).Kind == TaskKind::Collective &&

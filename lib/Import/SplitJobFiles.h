@@ -27,6 +27,9 @@
 
 namespace dd::import {
 
+/// An error of reading a split job's files: \p Msg, which names the file.
+llvm::Error jobError(const llvm::Twine &Msg);
+
 /// Where rank \p R's file is: as the job file \p JobPath names it,
 /// relative to its folder.
 std::string rankPathOf(llvm::StringRef JobPath, const JobFile::Rank &R);

@@ -121,6 +121,21 @@ private:
   const unsigned Me, Size;
 };
 
+/// What a failed expectation of a run names: the seed and process count.
+std::string seedAndProcesses(uint32_t Seed, unsigned Processes) {
+  return "seed " + std::to_string(Seed) + ", " + std::to_string(Processes) +
+         " processes";
+}
+
+/// Options of a run that keeps no task's times and adds up the critical
+/// path: the windowed sweep's.
+SimOptions windowedWithPath() {
+  SimOptions Opts;
+  Opts.TaskTimes = false;
+  Opts.CriticalPath = true;
+  return Opts;
+}
+
 /// The read time process \p P of runSplit() says its share took, made up:
 /// each process's own.
 ShareReadTime readTimeOf(unsigned P) { return {1000 + P, 2000 + 3 * P}; }
@@ -337,8 +352,7 @@ TEST(DistributedReplayTest, ProcessZeroGetsWhatSimulateGives) {
     Graph File = fileCopy(D.G);
     const SimResult WantFile = sim(File);
     for (unsigned Processes : {1u, 2u, 3u, 4u, 7u}) {
-      const std::string Where = "seed " + std::to_string(Seed) + ", " +
-                                std::to_string(Processes) + " processes";
+      const std::string Where = seedAndProcesses(Seed, Processes);
       // Dead tasks: the canonical order; a caller's order; a file's slots.
       auto Canonical = runSplit(D.G, Processes);
       ASSERT_TRUE(bool(Canonical)) << llvm::toString(Canonical.takeError());
@@ -525,9 +539,7 @@ TEST(DistributedReplayTest, WindowedSweepReducesWhatOneProcessSums) {
   // so that the tie rule (tieKey()) is checked where it is not the ids'.
   for (uint32_t Seed = 0; Seed != 12; ++Seed) {
     Graph File = fileCopy(jobGraph(Seed, 6, 40, Seed % 2));
-    SimOptions Opts;
-    Opts.TaskTimes = false;
-    Opts.CriticalPath = true;
+    const SimOptions Opts = windowedWithPath();
     RecordingObserver One;
     SimOptions OneOpts = Opts;
     OneOpts.Observer = &One;
@@ -536,8 +548,7 @@ TEST(DistributedReplayTest, WindowedSweepReducesWhatOneProcessSums) {
     ASSERT_TRUE(Want.CriticalPath);
     One.finish(Want.OriginNs);
     for (unsigned Processes : {1u, 2u, 3u, 4u, 7u}) {
-      const std::string Where = "seed " + std::to_string(Seed) + ", " +
-                                std::to_string(Processes) + " processes";
+      const std::string Where = seedAndProcesses(Seed, Processes);
       std::vector<RecordingObserver> Each(Processes);
       std::vector<TaskTimeObserver *> Observers;
       Observers.reserve(Processes);
@@ -567,14 +578,11 @@ TEST(DistributedReplayTest, SharesOfAJobSumWhatOneProcessSums) {
   // task and edge counted by one process.
   for (uint32_t Seed = 0; Seed != 8; ++Seed) {
     Graph File = fileCopy(jobGraph(Seed, 6, 40, Seed % 2));
-    SimOptions Opts;
-    Opts.TaskTimes = false;
-    Opts.CriticalPath = true;
+    const SimOptions Opts = windowedWithPath();
     const SimResult Want = sim(File, Opts);
     ASSERT_EQ(Want.Engine, SimEngine::Windowed);
     for (unsigned Processes : {2u, 3u, 4u, 7u}) {
-      const std::string Where = "seed " + std::to_string(Seed) + ", " +
-                                std::to_string(Processes) + " processes";
+      const std::string Where = seedAndProcesses(Seed, Processes);
       // Contiguous blocks of ranks, as processOfRanks() deals them; with 7
       // processes one holds no rank.
       std::vector<uint32_t> Of;
