@@ -9,6 +9,7 @@
 
 #include "daydream/Import/SplitJob.h"
 
+#include "CollectiveReach.h"
 #include "FoldRanks.h"
 #include "JobAssembler.h"
 #include "SplitJobFiles.h"
@@ -54,9 +55,12 @@ Graph dd::import::collectiveTable(const Graph &G) {
   // The kernels, and the calls that launched them (their issue order).
   std::vector<uint8_t> Keep(G.numTaskSlots(), 0);
   std::vector<Edge> Launches;
+  std::vector<TaskId> Kernels;
   for (TaskId T = 0; T != G.numTaskSlots(); ++T)
-    if (G.isLive(T) && isMatchedKernel(G, T))
+    if (G.isLive(T) && isMatchedKernel(G, T)) {
       Keep[T] = 1;
+      Kernels.push_back(T);
+    }
   for (const Edge &E : G.edgeSlots())
     if (G.isLive(E) && E.Kind == EdgeKind::Launch && Keep[E.Dst] == 1) {
       Launches.push_back(E);
@@ -103,6 +107,11 @@ Graph dd::import::collectiveTable(const Graph &G) {
       }
     }
   for (const Edge &E : Launches)
+    Table.addEdge(NewId[E.Src], NewId[E.Dst], E.Kind);
+  // What the kernels between them said of the collectives' order across
+  // streams (CollectiveReach.h): matching copies these edges, as every
+  // edge into a kernel, to its arrival.
+  for (const Edge &E : crossStreamReach(G, Kernels))
     Table.addEdge(NewId[E.Src], NewId[E.Dst], E.Kind);
   for (const TaskNote &N : G.notes())
     if (N.Task < Keep.size() && (Keep[N.Task] & 1) && isGroupNote(G.str(N.Key)))

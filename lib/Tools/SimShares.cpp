@@ -58,7 +58,10 @@ namespace {
 /// their times and bytes (which come from every member's table or file:
 /// a table changed after it was written, its rank line intact, would give
 /// a barrier's process another transfer time than the rank's own process
-/// computes).
+/// computes). The barriers go in in the share's order, which the walk
+/// follows: processes that walked them in different orders could wait
+/// for each other forever (docs/Distributed.md, "Why the shares cannot
+/// deadlock"; tables without CollectiveReach.h's edges).
 int64_t layoutHash(const Graph &G) {
   std::string Bytes;
   llvm::raw_string_ostream OS(Bytes);

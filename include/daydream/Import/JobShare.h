@@ -13,6 +13,10 @@
 // share numbers lanes and iterations as the whole job does and its sums
 // add up with the other processes'. A rank standing in as its table is
 // never simulated here: its process sends the times its barriers need.
+// The tables also say which collectives wait for which across streams
+// (CollectiveReach.h), so that every share's order takes the barriers in
+// one sequence, which keeps the processes from waiting on each other
+// (docs/Distributed.md, "Why the shares cannot deadlock").
 //
 // A table is read from beside the job file (rankTablePath()), where
 // `dd-import -split` writes it, or else from beside the rank's file, where

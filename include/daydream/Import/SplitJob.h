@@ -43,7 +43,9 @@ namespace dd::import {
 /// name, times, layers, message bytes and group notes, and the CPU call
 /// that launched it: all that matching reads, in the order the rank's
 /// lanes hold them, on copies of the rank's lanes, with the rank's
-/// iterations (which a process's share of a job reports, JobShare.h).
+/// iterations (which a process's share of a job reports, JobShare.h) and
+/// which collectives wait for which across streams (CollectiveReach.h:
+/// a share orders its barriers by them).
 Graph collectiveTable(const Graph &Rank);
 
 /// A rank's collective table, with the rank it is.
