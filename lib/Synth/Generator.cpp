@@ -50,7 +50,7 @@ constexpr int32_t DevicesPerNode = 8;
 /// process id and that plus 17).
 int32_t rankDevice(int32_t Rank) { return Rank % DevicesPerNode; }
 int64_t rankPid(int32_t Rank) { return 4200 + 10 * int64_t(Rank); }
-constexpr int64_t StreamIds[NumStreamRoles] = {7, 24};
+constexpr int64_t StreamIds[NumStreamRoles] = {7, 24, 28};
 
 /// The A100 the families' times are for, as deviceProperties names it.
 Device nodeDevice(int32_t Index) {
@@ -114,11 +114,11 @@ private:
   int64_t Clock;
   ThreadRole Thread = ThreadRole::Main;
   uint32_t Threads[NumThreadRoles];
-  uint32_t Streams[NumStreamRoles] = {NoId, NoId};
-  int64_t StreamFree[NumStreamRoles] = {0, 0};
+  uint32_t Streams[NumStreamRoles] = {NoId, NoId, NoId};
+  int64_t StreamFree[NumStreamRoles] = {};
   /// The latest event the stream was told to wait for, applied to the next
   /// work issued to it.
-  int64_t StreamWait[NumStreamRoles] = {0, 0};
+  int64_t StreamWait[NumStreamRoles] = {};
   std::vector<Event> Events;
   std::vector<OpenRange> Open[NumThreadRoles];
   /// Ends of the compute stream's last QueueDepth activities, a ring.
@@ -129,6 +129,7 @@ private:
   size_t Pc = 0;
   bool InStep = false;
   uint32_t Pending = NoId;
+  StreamRole PendingStream = StreamRole::Comm;
   /// The rank's process groups by GroupRole, named only with tensor
   /// parallelism (otherwise every collective is on the world, which
   /// pre-2024 traces do not name).
@@ -318,6 +319,7 @@ void RankGen::exec(const Op &O) {
     TaskAttrs A = P.Shapes[O.Shape];
     A.Bytes = O.Bytes;
     Pending = activity(O.Stream, O.Name, TaskKind::Collective, -1, A);
+    PendingStream = O.Stream;
     GpuActivity &Act = M.Activities[Pending];
     Act.Group = GroupName[unsigned(O.Group)];
     Act.GroupRanks = GroupRanks[unsigned(O.Group)];
@@ -384,7 +386,7 @@ bool RankGen::run() {
 
 void RankGen::finishCollective(int64_t EndNs) {
   M.Activities[Pending].EndNs = EndNs;
-  StreamFree[unsigned(StreamRole::Comm)] = EndNs;
+  StreamFree[unsigned(PendingStream)] = EndNs;
   Pending = NoId;
 }
 

@@ -165,7 +165,8 @@ void ProgramBuilder::collective(CollectiveKind Kind, StringRef Kernel,
   Op O = makeOp(OpKind::Collective, name(Kernel));
   O.Aux = uint8_t(Kind);
   O.Group = Group;
-  O.Stream = StreamRole::Comm;
+  O.Stream = Group == GroupRole::TensorParallel ? StreamRole::TensorParallelComm
+                                                : StreamRole::Comm;
   // Whole float elements: the trace gives a collective's size as an element
   // count and a dtype.
   O.Bytes = std::max<uint64_t>(4, Bytes / 4 * 4);
@@ -292,11 +293,11 @@ void ProgramBuilder::tensorParallelAllReduce(uint64_t Bytes) {
   open("nccl:all_reduce", import::RangeKind::Annotation);
   open("record_param_comms");
   uint32_t Ready = record(StreamRole::Compute);
-  wait(StreamRole::Comm, Ready);
+  wait(StreamRole::TensorParallelComm, Ready);
   collective(CollectiveKind::AllReduce, allReduceKernel(Bytes, Tp), Bytes,
              shape({8u, 1, 1}, {544, 1, 1}, 96, 87568),
              GroupRole::TensorParallel);
-  uint32_t Done = record(StreamRole::Comm);
+  uint32_t Done = record(StreamRole::TensorParallelComm);
   close();
   close();
   wait(StreamRole::Compute, Done);

@@ -30,10 +30,12 @@ namespace dd::synth {
 
 enum class ThreadRole : uint8_t { Main, Autograd };
 constexpr unsigned NumThreadRoles = 2;
-/// The default compute stream, and the stream ProcessGroupNCCL runs
-/// collectives on.
-enum class StreamRole : uint8_t { Compute, Comm };
-constexpr unsigned NumStreamRoles = 2;
+/// The default compute stream, and the streams ProcessGroupNCCL runs
+/// collectives on: each process group has its own, so the tensor-parallel
+/// group's are on another stream than the data-parallel group's (or the
+/// world's).
+enum class StreamRole : uint8_t { Compute, Comm, TensorParallelComm };
+constexpr unsigned NumStreamRoles = 3;
 
 enum class CollectiveKind : uint8_t { AllReduce, AllToAll };
 /// Which process group a collective runs on: the data-parallel one (the
