@@ -268,8 +268,19 @@ int dd::ddSimMain(int Argc, char **Argv, ProcessGroup *Processes) {
     if (int Status = Errors.agree(S ? llvm::Error::success() : S.takeError());
         Status >= 0)
       return Status;
-    if (sharesStandForJob(*S, *Processes, Opt.Symmetry))
+    const SharesVerdict V = sharesStandForJob(*S, *Processes, Opt.Symmetry);
+    if (V.Stand)
       Share = std::move(*S);
+    else if (V.OrdersDiffer)
+      reportWarning(Tool, Opt.Input +
+                              ": its processes' shares would take its "
+                              "collectives in different orders and could "
+                              "wait for each other, so every process reads "
+                              "the whole job (collective tables written by "
+                              "a dd-import before 2026-12-07 do not say "
+                              "which collectives wait for which across "
+                              "streams; dd-import -split again writes ones "
+                              "that do)");
   }
   // Simulating reads the tasks and never changes one.
   auto G = Share ? llvm::Expected<Graph>(std::move(Share->G))

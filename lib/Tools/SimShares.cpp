@@ -52,17 +52,23 @@ llvm::Expected<JobShareRead> dd::readShareOfJob(llvm::StringRef Path,
 
 namespace {
 
-/// A hash of what every share of a job holds alike: its lanes and
-/// iterations, and the barriers on its lanes of no rank with the edges
-/// into and out of them (which the messages name, WalkBase::wire()), and
-/// their times and bytes (which come from every member's table or file:
-/// a table changed after it was written, its rank line intact, would give
-/// a barrier's process another transfer time than the rank's own process
-/// computes). The barriers go in in the share's order, which the walk
-/// follows: processes that walked them in different orders could wait
-/// for each other forever (docs/Distributed.md, "Why the shares cannot
-/// deadlock"; tables without CollectiveReach.h's edges).
-int64_t layoutHash(const Graph &G) {
+/// Hashes of what every share of a job holds alike.
+struct Layout {
+  /// Its lanes and iterations, and the barriers on its lanes of no rank
+  /// with the edges into and out of them (which the messages name,
+  /// WalkBase::wire()), and their times and bytes (which come from every
+  /// member's table or file: a table changed after it was written, its
+  /// rank line intact, would give a barrier's process another transfer
+  /// time than the rank's own process computes), in lane order.
+  int64_t Content = 0;
+  /// The barriers' lanes in the share's order, which the walk follows:
+  /// processes that walked the barriers in different orders could wait for
+  /// each other forever (docs/Distributed.md, "Why the shares cannot
+  /// deadlock"; tables without CollectiveReach.h's edges).
+  int64_t Order = 0;
+};
+
+Layout layoutOf(const Graph &G) {
   std::string Bytes;
   llvm::raw_string_ostream OS(Bytes);
   for (const Lane &L : G.lanes())
@@ -72,44 +78,58 @@ int64_t layoutHash(const Graph &G) {
     OS << G.str(I.Name) << '\0' << I.StartNs << ' ' << I.MeasuredNs << ' '
        << I.Rank << '\n';
   auto OfNoRank = [&](TaskId T) { return G.lane(G.task(T).Lane).Rank < 0; };
-  for (TaskId T = 0, N = G.numTaskSlots(); T != N; ++T) {
-    if (!G.isLive(T) || !OfNoRank(T))
-      continue;
-    const Task &Tk = G.task(T);
-    const TaskAttrs *A = G.attrs(T);
-    OS << Tk.Lane << ' ' << Tk.StartNs << ' ' << Tk.DurationNs << ' '
-       << Tk.GapNs << ' ' << (A ? A->Bytes : 0) << '\n';
-  }
+  // Lane by lane (a lane's own order is every share's), then the lanes in
+  // the order the share takes their barriers.
+  std::vector<std::vector<TaskId>> OnLane(G.numLanes());
+  std::vector<uint32_t> Order;
+  for (TaskId T = 0, N = G.numTaskSlots(); T != N; ++T)
+    if (G.isLive(T) && OfNoRank(T)) {
+      OnLane[G.task(T).Lane].push_back(T);
+      Order.push_back(G.task(T).Lane);
+    }
+  for (const std::vector<TaskId> &Barriers : OnLane)
+    for (TaskId T : Barriers) {
+      const Task &Tk = G.task(T);
+      const TaskAttrs *A = G.attrs(T);
+      OS << Tk.Lane << ' ' << Tk.StartNs << ' ' << Tk.DurationNs << ' '
+         << Tk.GapNs << ' ' << (A ? A->Bytes : 0) << '\n';
+    }
   uint64_t Into = 0, OutOf = 0;
   for (const Edge &E : G.edgeSlots())
     if (G.isLive(E) && OfNoRank(E.Src) != OfNoRank(E.Dst))
       ++(OfNoRank(E.Dst) ? Into : OutOf);
   OS << Into << ' ' << OutOf << '\n';
-  return static_cast<int64_t>(llvm::xxHash64(OS.str()));
+  const llvm::StringRef OrderBytes(reinterpret_cast<const char *>(Order.data()),
+                                   Order.size() * sizeof(uint32_t));
+  return Layout{static_cast<int64_t>(llvm::xxHash64(OS.str())),
+                static_cast<int64_t>(llvm::xxHash64(OrderBytes))};
 }
 
 } // namespace
 
-bool dd::sharesStandForJob(const JobShareRead &S, ProcessGroup &PG,
-                           bool Symmetry) {
+SharesVerdict dd::sharesStandForJob(const JobShareRead &S, ProcessGroup &PG,
+                                    bool Symmetry) {
   const Graph &G = S.G;
   const unsigned Me = PG.index();
-  // What this process found of its own ranks: {fine, layout, then rank and
-  // hash per rank}.
-  std::vector<int64_t> Found = {G.memoryEvents().empty(), layoutHash(G)};
+  // What this process found of its own ranks: {fine, layout, barriers'
+  // order, then rank and hash per rank}.
+  const Layout Mine = layoutOf(G);
+  std::vector<int64_t> Found = {G.memoryEvents().empty(), Mine.Content,
+                                Mine.Order};
   if (Symmetry)
     for (const auto &[Rank, Hash] : rankFilterHashes(G))
       if (static_cast<size_t>(Rank) < S.ProcessOfRank.size() &&
           S.ProcessOfRank[Rank] == Me)
         Found.insert(Found.end(), {Rank, static_cast<int64_t>(Hash)});
-  bool Fine = Found[0] != 0;
+  bool Fine = Found[0] != 0, SameOrder = true;
   if (Me != 0) {
     PG.send(0, ProcessGroup::Channel::Results, Found);
   } else {
     std::set<int64_t> Hashes;
     auto Add = [&](const std::vector<int64_t> &F) {
       Fine = Fine && F[0] != 0 && F[1] == Found[1];
-      for (size_t I = 3; I < F.size(); I += 2)
+      SameOrder = SameOrder && F[2] == Found[2];
+      for (size_t I = 4; I < F.size(); I += 2)
         Fine = Hashes.insert(F[I]).second && Fine;
     };
     Add(Found);
@@ -120,6 +140,9 @@ bool dd::sharesStandForJob(const JobShareRead &S, ProcessGroup &PG,
       Add(Theirs);
     }
   }
-  const std::vector<uint8_t> All = PG.agree(Fine);
-  return llvm::all_of(All, [](uint8_t Ok) { return Ok; });
+  const std::vector<uint8_t> All = PG.agree(Fine && SameOrder);
+  SharesVerdict V;
+  V.Stand = llvm::all_of(All, [](uint8_t Ok) { return Ok; });
+  V.OrdersDiffer = Me == 0 && Fine && !SameOrder;
+  return V;
 }

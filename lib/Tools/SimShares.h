@@ -18,7 +18,12 @@
 //    the same barriers, with as many edges in and out (which the messages
 //    name) and the same times (a table edited after it was written would
 //    give the barriers other transfer times on the processes that read it
-//    than on its rank's own).
+//    than on its rank's own);
+//  - every share takes the barriers in the same order, without which the
+//    processes could wait for each other forever (docs/Distributed.md,
+//    "Why the shares cannot deadlock"): tables written before they said
+//    which collectives wait for which across streams (CollectiveReach.h)
+//    may not, and then process 0 says so.
 //
 // Each process checks its own ranks and sends process 0 what it found;
 // all then agree, and where any check fails every process reads the whole
@@ -51,10 +56,19 @@ struct JobShareRead {
 llvm::Expected<JobShareRead> readShareOfJob(llvm::StringRef Path,
                                             const ProcessGroup &PG);
 
-/// Whether the shares stand for the job (above); every process calls it
-/// and gets the same answer. \p Symmetry: whether one process would look
-/// for identical ranks (dd-sim -symmetry).
-bool sharesStandForJob(const JobShareRead &S, ProcessGroup &PG, bool Symmetry);
+/// What the processes found of their shares together.
+struct SharesVerdict {
+  /// The shares stand for the job (above): the same on every process.
+  bool Stand = false;
+  /// On process 0: they would, but for the barriers' order.
+  bool OrdersDiffer = false;
+};
+
+/// Whether the shares stand for the job (above); every process calls it.
+/// \p Symmetry: whether one process would look for identical ranks
+/// (dd-sim -symmetry).
+SharesVerdict sharesStandForJob(const JobShareRead &S, ProcessGroup &PG,
+                                bool Symmetry);
 
 } // namespace dd
 
