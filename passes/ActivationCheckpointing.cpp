@@ -88,6 +88,7 @@ public:
   static constexpr auto Declare = &declare;
   static constexpr auto Validate = &validate;
   static constexpr bool AddsTasks = true; // the recomputed forward
+  static constexpr bool IsRankLocal = true;
 
   explicit ActivationCheckpointing(Options O) : O(std::move(O)) {}
 

@@ -235,6 +235,7 @@ public:
   using OptionsT = AmpScaleOptions;
   static constexpr auto Declare = &declare;
   static constexpr auto Validate = &validate;
+  static constexpr bool IsRankLocal = true;
 
   explicit AmpScale(AmpScaleOptions O) : O(std::move(O)) {}
 

@@ -112,6 +112,7 @@ public:
   using OptionsT = Options;
   static constexpr auto Declare = &declare;
   static constexpr auto Validate = &validate;
+  static constexpr bool IsRankLocal = true;
 
   explicit BatchSize(Options O) : O(std::move(O)) {}
 

@@ -128,6 +128,7 @@ public:
   using OptionsT = Options;
   static constexpr auto Declare = &declare;
   static constexpr auto Validate = &validate;
+  static constexpr bool IsRankLocal = true;
 
   explicit CudaGraphs(Options O) : O(std::move(O)) {}
 

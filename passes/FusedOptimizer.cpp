@@ -79,6 +79,7 @@ public:
   using OptionsT = FusedOptimizerOptions;
   static constexpr auto Declare = &declare;
   static constexpr auto Validate = &validate;
+  static constexpr bool IsRankLocal = true;
 
   explicit FusedOptimizer(FusedOptimizerOptions O) : O(std::move(O)) {}
 

@@ -119,6 +119,7 @@ public:
   using OptionsT = KernelFusionOptions;
   static constexpr auto Declare = &declare;
   static constexpr auto Validate = &validate;
+  static constexpr bool IsRankLocal = true;
 
   explicit KernelFusion(KernelFusionOptions O) : O(std::move(O)) {}
 

@@ -98,6 +98,7 @@ public:
   using OptionsT = ReconstructBatchnormOptions;
   static constexpr auto Declare = &declare;
   static constexpr auto Validate = &validate;
+  static constexpr bool IsRankLocal = true;
 
   explicit ReconstructBatchnorm(ReconstructBatchnormOptions O)
       : O(std::move(O)) {}

@@ -49,6 +49,7 @@ public:
   using OptionsT = RemoveTasksOptions;
   static constexpr auto Declare = &declare;
   static constexpr auto Validate = &validate;
+  static constexpr bool IsRankLocal = true;
 
   explicit RemoveTasks(RemoveTasksOptions O) : O(std::move(O)) {}
 

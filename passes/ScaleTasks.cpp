@@ -41,6 +41,7 @@ public:
   using OptionsT = ScaleTasksOptions;
   static constexpr auto Declare = &declare;
   static constexpr auto Validate = &validate;
+  static constexpr bool IsRankLocal = true;
 
   explicit ScaleTasks(ScaleTasksOptions O) : O(std::move(O)) {}
 

@@ -90,7 +90,8 @@ void appendRank(Graph &Job, const RankGraph &R) {
   }
 }
 
-/// The rank's devices (those of an index not yet known) and its RankInfo.
+/// The rank's devices (those of an index not yet known), its RankInfo and
+/// the pipelines it went through.
 void appendRankMetadata(Graph &Job, const RankGraph &R, int32_t CopyOf) {
   Metadata &M = Job.metadata();
   for (const Device &D : R.G.metadata().Devices)
@@ -101,6 +102,11 @@ void appendRankMetadata(Graph &Job, const RankGraph &R, int32_t CopyOf) {
                          ? std::string()
                          : R.G.metadata().Ranks.front().Host;
   M.Ranks.push_back(RankInfo{R.Rank, R.WorldSize, Host, CopyOf});
+  // A split job's ranks that went through a pipeline one at a time
+  // (dd-opt job.ddjob -o new.ddjob) each record it where it changed them:
+  // the job is the pipeline's prediction if any rank is.
+  if (M.Pipelines.empty())
+    M.Pipelines = R.G.metadata().Pipelines;
 }
 
 } // namespace

@@ -294,7 +294,8 @@ std::string dd::import::rankPathOf(StringRef JobPath, const JobFile::Rank &R) {
 
 llvm::Expected<Graph> dd::import::readRankFile(StringRef JobPath,
                                                const JobFile &J,
-                                               const JobFile::Rank &R) {
+                                               const JobFile::Rank &R,
+                                               GraphUse Use) {
   const std::string Path = rankPathOf(JobPath, R);
   const std::string Where =
       (JobPath + ": rank " + llvm::Twine(R.Rank) + "'s file " + Path).str();
@@ -310,9 +311,9 @@ llvm::Expected<Graph> dd::import::readRankFile(StringRef JobPath,
         "the job file says {3} bytes, xxh64 {4:x-16}): import the job again",
         Where, Bytes.size(), Hash, R.Bytes, R.Hash));
   // Read where its records lie (a private mapping, TaskStore.h) rather
-  // than copied out: the job's graph copies them once anyway.
+  // than copied out, unless asked: the job's graph copies them once anyway.
   Buf->reset();
-  auto G = readGraphFile(Path, GraphUse::ReadInPlace);
+  auto G = readGraphFile(Path, Use);
   if (!G)
     return jobError(JobPath + ": rank " + llvm::Twine(R.Rank) + ": " +
                     llvm::toString(G.takeError()));

@@ -34,11 +34,6 @@ llvm::Error jobError(const llvm::Twine &Msg);
 /// relative to its folder.
 std::string rankPathOf(llvm::StringRef JobPath, const JobFile::Rank &R);
 
-/// One rank's file, checked against what the job file says of it: its
-/// size and xxHash64, and that it is that rank of that world.
-llvm::Expected<Graph> readRankFile(llvm::StringRef JobPath, const JobFile &J,
-                                   const JobFile::Rank &R);
-
 /// A rank's table file (SplitJob.h): its job-file lines, then its table.
 struct ReadTable {
   JobFile::Rank Entry;

@@ -40,6 +40,12 @@ static void printTraits(const PassInfo &I, llvm::raw_ostream &OS) {
     OS << "\nIt needs collectives: on a graph without a collective task "
           "(no NCCL or RCCL kernel, no barrier) the pass manager skips it "
           "with a warning.\n";
+  if (T.has(PassTrait::RankLocal))
+    OS << "\nIt goes rank by rank: it changes each rank's tasks from what "
+          "that rank's own tasks say, so a split job's ranks can go through "
+          "it one at a time (`dd-opt job.ddjob -o new.ddjob`), where it "
+          "leaves the job's collectives as they are (docs/SplitJobs.md, "
+          "\"What-ifs\").\n";
 }
 
 void PassRegistry::printPassDocs(const PassInfo &I, llvm::raw_ostream &OS) {

@@ -26,7 +26,8 @@ std::string PassTraits::describe() const {
       {PassTrait::Printer, "printer"},
       {PassTrait::AddsTasks, "adds tasks"},
       {PassTrait::HandlesRankCopies, "handles rank copies"},
-      {PassTrait::NeedsCollectives, "needs collectives"}};
+      {PassTrait::NeedsCollectives, "needs collectives"},
+      {PassTrait::RankLocal, "rank by rank"}};
   std::string Out;
   for (const auto &[Trait, Name] : Names)
     if (has(Trait))

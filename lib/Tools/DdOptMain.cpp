@@ -9,7 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SplitJobOpt.h"
 #include "ToolSupport.h"
+#include "daydream/IR/FileKind.h"
 #include "daydream/IR/IRReader.h"
 #include "daydream/IR/StringTable.h"
 #include "daydream/IR/Verifier.h"
@@ -190,7 +192,35 @@ int dd::ddOptMain(int Argc, char **Argv) {
     return 0;
   }
 
+  PassInstrumentation PI;
+  PI.VerifyEach = Opt.VerifyEach;
+  PI.PrintAfterAll = Opt.PrintAfterAll.isSet();
+  PI.TimePasses = Opt.TimePasses.isSet();
+  PI.DebugPassManager = Opt.DebugPM;
+  PI.Stats = Opt.Stats.isSet();
   bool WriteGraph = !Opt.DisableOutput;
+  // A split job written as a split job: each rank through the pipeline
+  // alone (SplitJobOpt.h).
+  const bool InSplit =
+      Opt.Input != "-" && sniffFileKindOf(Opt.Input) == FileKind::DdJob;
+  if (WriteGraph && llvm::StringRef(Opt.Output).endswith(".ddjob")) {
+    if (!InSplit)
+      return reportError(Tool, "-o " + Opt.Output +
+                                   ": a split job (.ddjob) is written from "
+                                   "a split job only; name a .ddir to "
+                                   "write one file");
+    SplitJobOptOptions SO;
+    SO.Tool = Tool;
+    SO.Text = Opt.Text;
+    SO.DebugPM = Opt.DebugPM;
+    SO.Warn = [](llvm::StringRef Message) { reportWarning(Tool, Message); };
+    auto Stats = optimizeSplitJob(Opt.Input, Opt.Output, PM, PI, SO);
+    if (!Stats)
+      return reportError(Tool, Stats.takeError());
+    if (PI.Stats)
+      printStatistics(llvm::errs(), *Stats);
+    return 0;
+  }
   if (WriteGraph)
     if (llvm::Error E =
             checkBinaryOutputAllowed(Opt.Output, Opt.Text, Opt.Force))
@@ -210,12 +240,6 @@ int dd::ddOptMain(int Argc, char **Argv) {
   if (!G)
     return reportError(Tool, G.takeError());
 
-  PassInstrumentation PI;
-  PI.VerifyEach = Opt.VerifyEach;
-  PI.PrintAfterAll = Opt.PrintAfterAll.isSet();
-  PI.TimePasses = Opt.TimePasses.isSet();
-  PI.DebugPassManager = Opt.DebugPM;
-  PI.Stats = Opt.Stats.isSet();
   AnalysisManager AM(Opt.DebugPM ? &llvm::errs() : nullptr);
   // Reports go to stdout unless the graph does.
   bool GraphOnStdout = WriteGraph && Opt.Output == "-";

@@ -24,9 +24,9 @@ llvm::Error fail(const llvm::Twine &Msg) {
                                  Msg.str().c_str());
 }
 
-/// The bytes written so far to \p Out's temporary file, hashed as the job
-/// file records them.
-llvm::Expected<uint64_t> hashWritten(OutputFile &Out, uint64_t Bytes) {
+} // namespace
+
+llvm::Expected<uint64_t> dd::hashWritten(OutputFile &Out, uint64_t Bytes) {
   Out.os().flush();
   if (std::error_code EC = Out.os().error())
     return fail(Out.path() + ": " + EC.message());
@@ -40,6 +40,8 @@ llvm::Expected<uint64_t> hashWritten(OutputFile &Out, uint64_t Bytes) {
                 llvm::Twine((*Written)->getBufferSize()) + " found");
   return rankFileHash((*Written)->getBuffer());
 }
+
+namespace {
 
 /// Refuses a job file's name no job file can have: stdout, where \p Why
 /// says what needs a name, or one with a line break (its rank files are

@@ -21,6 +21,13 @@
 
 namespace dd {
 
+class OutputFile;
+
+/// The \p Bytes written so far to \p Out's temporary file, hashed as a
+/// job file records a rank file's (xxHash64), after checking that they
+/// are all there.
+llvm::Expected<uint64_t> hashWritten(OutputFile &Out, uint64_t Bytes);
+
 struct SplitJobSummary {
   /// One per rank, in rank order, without its graph.
   std::vector<import::ImportResult> Ranks;

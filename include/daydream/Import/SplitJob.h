@@ -106,6 +106,15 @@ llvm::Expected<Graph> readSplitJob(llvm::StringRef Path,
 /// a name without that extension has ".rank3.ddir" appended).
 std::string rankFilePath(llvm::StringRef JobPath, int32_t Rank);
 
+/// Rank \p R's file of the split job \p J (job file \p JobPath), checked
+/// against what the job file says of it: its size and xxHash64, and that
+/// it is that rank of that world; read for \p Use. Its lanes' first gaps
+/// count from its own origin, as its file has them (reading the job whole
+/// counts them from the job's).
+llvm::Expected<Graph> readRankFile(llvm::StringRef JobPath, const JobFile &J,
+                                   const JobFile::Rank &R,
+                                   GraphUse Use = GraphUse::ReadInPlace);
+
 } // namespace dd::import
 
 #endif // DAYDREAM_IMPORT_SPLITJOB_H

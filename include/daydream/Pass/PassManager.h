@@ -14,6 +14,7 @@
 //   static constexpr bool AddsTasks = true;  // adds tasks
 //   static constexpr bool HandlesRankCopies = true;  // sees rank copies
 //   static constexpr bool NeedsCollectives = true;  // models collectives
+//   static constexpr bool IsRankLocal = true;  // rank by rank, see below
 // A graph may store ranks as copies of another (IR/RankCopies.h): before a
 // pass that does not handle them, the PassManager expands every copy. A
 // pass that adds tasks makes dd-opt copy the tasks of its input at load
@@ -48,6 +49,10 @@ enum class PassTrait : uint32_t {
   AddsTasks = 1u << 1,
   HandlesRankCopies = 1u << 2,
   NeedsCollectives = 1u << 3,
+  /// Changes each rank's tasks from what that rank's own tasks say, and no
+  /// collective: a split job's ranks can each go through it alone (dd-opt
+  /// on a split job) and give what the whole job would.
+  RankLocal = 1u << 4,
 };
 
 /// A pass's traits, as bits: a new trait takes a new bit and changes no
@@ -85,6 +90,7 @@ public:
   bool needsCollectives() const {
     return traits().has(PassTrait::NeedsCollectives);
   }
+  bool isRankLocal() const { return traits().has(PassTrait::RankLocal); }
 };
 
 namespace detail {
@@ -98,6 +104,7 @@ DD_PASS_TRAIT_MEMBER(IsPrinter)
 DD_PASS_TRAIT_MEMBER(AddsTasks)
 DD_PASS_TRAIT_MEMBER(HandlesRankCopies)
 DD_PASS_TRAIT_MEMBER(NeedsCollectives)
+DD_PASS_TRAIT_MEMBER(IsRankLocal)
 #undef DD_PASS_TRAIT_MEMBER
 } // namespace detail
 
@@ -108,7 +115,8 @@ template <typename PassT> PassTraits traitsOf() {
       .add(PassTrait::AddsTasks, detail::AddsTasks<PassT>::value)
       .add(PassTrait::HandlesRankCopies,
            detail::HandlesRankCopies<PassT>::value)
-      .add(PassTrait::NeedsCollectives, detail::NeedsCollectives<PassT>::value);
+      .add(PassTrait::NeedsCollectives, detail::NeedsCollectives<PassT>::value)
+      .add(PassTrait::RankLocal, detail::IsRankLocal<PassT>::value);
 }
 
 /// Wraps a pass value type. \p Options is its canonical option text.
@@ -171,6 +179,14 @@ public:
       if (!P->isPrinter())
         return false;
     return true;
+  }
+  /// The first pass that cannot run rank by rank (PassTrait::RankLocal),
+  /// or null where every one can.
+  const PassConcept *firstNotRankLocal() const {
+    for (const auto &P : Passes)
+      if (!P->isRankLocal())
+        return P.get();
+    return nullptr;
   }
 
   /// Runs every pass in order. An error names the pass that failed.
