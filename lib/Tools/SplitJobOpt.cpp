@@ -80,7 +80,13 @@ void addStatistics(SplitJobStats &Into, const SplitJobStats &From) {
 struct CollectiveTask {
   TaskId Id;
   Task Fields;
+  uint64_t Bytes; ///< what the network model reads of it
 };
+
+uint64_t bytesOf(const Graph &G, TaskId T) {
+  const TaskAttrs *A = G.attrs(T);
+  return A ? A->Bytes : 0;
+}
 
 /// The barriers (tasks on lanes of no rank), the arrivals (with a Comm
 /// edge into one) and the members' kernels (with a Sync edge from one) of
@@ -101,7 +107,7 @@ std::pair<std::vector<CollectiveTask>, size_t> collectivesOf(const Graph &G) {
   std::vector<CollectiveTask> Tasks;
   for (TaskId T = 0; T != G.numTaskSlots(); ++T)
     if (G.isLive(T) && (Is[T] || IsBarrier(T)))
-      Tasks.push_back({T, G.task(T)});
+      Tasks.push_back({T, G.task(T), bytesOf(G, T)});
   return {std::move(Tasks), Edges};
 }
 
@@ -128,7 +134,7 @@ llvm::Error checkLeavesCollectives(llvm::StringRef InPath, const JobFile &J,
     return T.StartNs == C.Fields.StartNs &&
            T.DurationNs == C.Fields.DurationNs && T.GapNs == C.Fields.GapNs &&
            T.Name == C.Fields.Name && T.Lane == C.Fields.Lane &&
-           T.Kind == C.Fields.Kind;
+           T.Kind == C.Fields.Kind && bytesOf(*Share, C.Id) == C.Bytes;
   };
   if (llvm::all_of(Before, Same) && collectivesOf(*Share).second == EdgesBefore)
     return llvm::Error::success();
