@@ -9,6 +9,7 @@
 
 #include "daydream/IR/CanonicalOrder.h"
 #include "daydream/IR/Graph.h"
+#include "daydream/IR/OutEdges.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -39,25 +40,6 @@ bool isAlreadyCanonical(const Graph &G) {
       return false;
   return true;
 }
-
-/// Successor lists of the live edges in compressed form.
-struct OutEdges {
-  std::vector<uint32_t> Begin; // NumSlots + 1 offsets
-  std::vector<TaskId> Dst;
-
-  explicit OutEdges(const Graph &G) : Begin(G.numTaskSlots() + 1, 0) {
-    for (const Edge &E : G.edgeSlots())
-      if (G.isLive(E))
-        ++Begin[E.Src + 1];
-    for (size_t I = 1; I < Begin.size(); ++I)
-      Begin[I] += Begin[I - 1];
-    Dst.resize(Begin.back());
-    std::vector<uint32_t> Fill(Begin.begin(), Begin.end() - 1);
-    for (const Edge &E : G.edgeSlots())
-      if (G.isLive(E))
-        Dst[Fill[E.Src]++] = E.Dst;
-  }
-};
 
 std::string describeTask(const Graph &G, TaskId T) {
   std::string S;

@@ -3,6 +3,7 @@
 #include "CollectiveReach.h"
 
 #include "daydream/IR/CanonicalOrder.h"
+#include "daydream/IR/OutEdges.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -38,20 +39,7 @@ std::vector<Edge> dd::import::crossStreamReach(const Graph &G,
     llvm::consumeError(Order.takeError());
     return {};
   }
-  // Successors by live edge, in compressed form.
-  std::vector<uint32_t> Begin(N + 1, 0);
-  for (const Edge &E : G.edgeSlots())
-    if (G.isLive(E))
-      ++Begin[E.Src + 1];
-  for (size_t I = 1; I <= N; ++I)
-    Begin[I] += Begin[I - 1];
-  std::vector<TaskId> Succ(Begin[N]);
-  {
-    std::vector<uint32_t> Fill(Begin.begin(), Begin.end() - 1);
-    for (const Edge &E : G.edgeSlots())
-      if (G.isLive(E))
-        Succ[Fill[E.Src]++] = E.Dst;
-  }
+  const OutEdges Succ(G);
   // Reach[T * S + s]: the place of the last collective on stream s whose
   // end reaches T (0: none). Told[s * S + o]: the last collective on
   // stream o already given an edge into a collective on stream s.
@@ -73,8 +61,8 @@ std::vector<Edge> dd::import::crossStreamReach(const Graph &G,
       for (size_t O = 0; O != S; ++O)
         Into[O] = std::max(Into[O], R[O]);
     };
-    for (uint32_t I = Begin[T]; I != Begin[T + 1]; ++I)
-      Pass(Succ[I]);
+    for (uint32_t I = Succ.Begin[T]; I != Succ.Begin[T + 1]; ++I)
+      Pass(Succ.Dst[I]);
     if (TaskId Next = G.nextOnLane(T); Next != NoId)
       Pass(Next);
   }

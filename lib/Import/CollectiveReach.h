@@ -13,7 +13,7 @@
 // With them a process's share of a job (JobShare.h) holds every
 // dependency between the job's barriers that the whole job holds, which
 // is what lets every share agree on one order of its barriers
-// (ShareOrder.h).
+// (docs/Distributed.md, "Why the shares cannot deadlock").
 //
 // One pass over the rank's tasks in topological order, carrying for each
 // stream with collectives the last of them that reaches the task: O(tasks

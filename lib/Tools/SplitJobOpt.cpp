@@ -5,8 +5,6 @@
 #include "SplitJobWriter.h"
 #include "ToolSupport.h"
 
-#include "daydream/IR/BinaryFormat.h"
-#include "daydream/IR/TextFormat.h"
 #include "daydream/IR/Verifier.h"
 #include "daydream/Import/JobFile.h"
 #include "daydream/Import/JobShare.h"
@@ -15,7 +13,6 @@
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Path.h"
 
 #include <memory>
 
@@ -23,11 +20,6 @@ using namespace dd;
 using namespace dd::import;
 
 namespace {
-
-llvm::Error fail(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 Msg.str().c_str());
-}
 
 /// Each warning, in the order first given, with the ranks that gave it.
 class WarningsByRank {
@@ -125,8 +117,9 @@ llvm::Error checkLeavesCollectives(llvm::StringRef InPath, const JobFile &J,
   AnalysisManager AM(nullptr);
   AM.setWarningHandler([](llvm::StringRef) {});
   if (llvm::Error E = PM.run(*Share, AM))
-    return fail(InPath + ": rank " + llvm::Twine(J.Ranks.front().Rank) +
-                "'s share of the job: " + llvm::toString(std::move(E)));
+    return splitJobError(
+        InPath + ": rank " + llvm::Twine(J.Ranks.front().Rank) +
+        "'s share of the job: " + llvm::toString(std::move(E)));
   auto Same = [&](const CollectiveTask &C) {
     if (!Share->isLive(C.Id))
       return false;
@@ -138,7 +131,8 @@ llvm::Error checkLeavesCollectives(llvm::StringRef InPath, const JobFile &J,
   };
   if (llvm::all_of(Before, Same) && collectivesOf(*Share).second == EdgesBefore)
     return llvm::Error::success();
-  return fail(InPath + ": the pipeline changes the job's collectives (a "
+  return splitJobError(InPath +
+                       ": the pipeline changes the job's collectives (a "
                        "barrier, an arrival or a member's kernel, which only "
                        "the job read whole has), so its ranks cannot go "
                        "through it one at a time: write one file (-o "
@@ -152,13 +146,15 @@ dd::optimizeSplitJob(llvm::StringRef InPath, llvm::StringRef OutPath,
                      const PassManager &PM, const PassInstrumentation &PI,
                      const SplitJobOptOptions &Opts) {
   if (const PassConcept *P = PM.firstNotRankLocal())
-    return fail(InPath + ": '" + P->name() +
-                "' needs the whole job in one graph, so a split job cannot "
-                "go through it rank by rank: write one file (-o FILE.ddir) "
-                "instead");
-  if (OutPath.find_first_of("\r\n") != llvm::StringRef::npos)
-    return fail("a job file's name cannot hold a line break: its rank "
-                "files are named on lines of their own");
+    return splitJobError(
+        InPath + ": '" + P->name() +
+        "' needs the whole job in one graph, so a split job cannot "
+        "go through it rank by rank: write one file (-o FILE.ddir) "
+        "instead");
+  if (llvm::Error E = checkJobPath(OutPath, "dd-opt of a split job writes "
+                                            "a file per rank beside the job "
+                                            "file"))
+    return std::move(E);
   auto J = readJobFile(InPath);
   if (!J)
     return J.takeError();
@@ -182,42 +178,25 @@ dd::optimizeSplitJob(llvm::StringRef InPath, llvm::StringRef OutPath,
         [&](llvm::StringRef Message) { Warnings.add(Message, R.Rank); });
     bool Changed = false;
     if (llvm::Error E = PM.run(*G, AM, PI, &Changed))
-      return fail(InPath + ": rank " + llvm::Twine(R.Rank) + ": " +
-                  llvm::toString(std::move(E)));
+      return splitJobError(InPath + ": rank " + llvm::Twine(R.Rank) + ": " +
+                           llvm::toString(std::move(E)));
     addStatistics(Stats, AM.statistics());
     if (Changed)
       recordPipelineRun(*G, PM, Opts.Tool, InPath);
     if (!PI.VerifyEach && !PM.onlyPrinters())
       if (llvm::Error E = verifyGraph(*G))
-        return fail(InPath + ": rank " + llvm::Twine(R.Rank) +
-                    ": the pipeline made an invalid graph, not written: " +
-                    llvm::toString(std::move(E)));
+        return splitJobError(
+            InPath + ": rank " + llvm::Twine(R.Rank) +
+            ": the pipeline made an invalid graph, not written: " +
+            llvm::toString(std::move(E)));
 
-    const std::string Path = rankFilePath(OutPath, R.Rank);
-    auto File = OutputFile::create(Path);
-    if (!File)
-      return File.takeError();
-    llvm::raw_fd_ostream &OS = (*File)->os();
-    if (llvm::Error E =
-            Opts.Text ? printTextGraph(*G, OS) : writeBinaryGraph(*G, OS))
-      return std::move(E);
-    const uint64_t Bytes = OS.tell();
-    auto Hash = hashWritten(**File, Bytes);
-    if (!Hash)
-      return Hash.takeError();
-    JobFile::Rank Entry{R.Rank, Bytes, *Hash, R.OriginNs,
-                        llvm::sys::path::filename(Path).str()};
-    Outputs.push_back(std::move(*File));
-    RankTable T{R.Rank, J->World, R.File, collectiveTable(*G)};
-    auto TableFile = OutputFile::create(rankTablePath(OutPath, R.Rank));
-    if (!TableFile)
-      return TableFile.takeError();
-    if (llvm::Error E = writeRankTableFile(J->World, Entry, T.Table, Opts.Text,
-                                           (*TableFile)->os()))
-      return std::move(E);
-    Outputs.push_back(std::move(*TableFile));
-    Out.Ranks.push_back(std::move(Entry));
-    Tables.push_back(std::move(T));
+    auto Files = writeRankFiles(*G, OutPath, R.Rank, J->World, R.OriginNs,
+                                Opts.Text, Outputs);
+    if (!Files)
+      return Files.takeError();
+    Out.Ranks.push_back(std::move(Files->Entry));
+    Tables.push_back(
+        RankTable{R.Rank, J->World, R.File, std::move(Files->Table)});
   }
   Warnings.print(J->Ranks.size(), Opts.Warn);
 
@@ -225,8 +204,8 @@ dd::optimizeSplitJob(llvm::StringRef InPath, llvm::StringRef OutPath,
   std::vector<std::string> LinkWarnings;
   auto Groups = linkCollectives(std::move(Tables), Matched, LinkWarnings);
   if (!Groups)
-    return fail(InPath + ": after the pipeline, " +
-                llvm::toString(Groups.takeError()));
+    return splitJobError(InPath + ": after the pipeline, " +
+                         llvm::toString(Groups.takeError()));
   for (const std::string &W : LinkWarnings)
     Opts.Warn(W);
   Out.Groups = std::move(*Groups);

@@ -17,43 +17,77 @@
 using namespace dd;
 using namespace dd::import;
 
-namespace {
-
-llvm::Error fail(const llvm::Twine &Msg) {
+llvm::Error dd::splitJobError(const llvm::Twine &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  Msg.str().c_str());
 }
 
-} // namespace
+namespace {
 
-llvm::Expected<uint64_t> dd::hashWritten(OutputFile &Out, uint64_t Bytes) {
+/// The bytes written so far to \p Out's temporary file, hashed as the job
+/// file records them.
+llvm::Expected<uint64_t> hashWritten(OutputFile &Out, uint64_t Bytes) {
   Out.os().flush();
   if (std::error_code EC = Out.os().error())
-    return fail(Out.path() + ": " + EC.message());
+    return splitJobError(Out.path() + ": " + EC.message());
   auto Written = llvm::MemoryBuffer::getFile(Out.temporaryPath(),
                                              /*IsText=*/false,
                                              /*RequiresNullTerminator=*/false);
   if (!Written)
-    return fail(Out.path() + ": " + Written.getError().message());
+    return splitJobError(Out.path() + ": " + Written.getError().message());
   if ((*Written)->getBufferSize() != Bytes)
-    return fail(Out.path() + ": " + llvm::Twine(Bytes) + " bytes written, " +
-                llvm::Twine((*Written)->getBufferSize()) + " found");
+    return splitJobError(Out.path() + ": " + llvm::Twine(Bytes) +
+                         " bytes written, " +
+                         llvm::Twine((*Written)->getBufferSize()) + " found");
   return rankFileHash((*Written)->getBuffer());
 }
 
-namespace {
+} // namespace
 
-/// Refuses a job file's name no job file can have: stdout, where \p Why
-/// says what needs a name, or one with a line break (its rank files are
-/// named on lines of their own).
-llvm::Error checkJobPath(llvm::StringRef JobPath, llvm::StringRef Why) {
+llvm::Error dd::checkJobPath(llvm::StringRef JobPath, llvm::StringRef Why) {
   if (JobPath == "-")
-    return fail(Why + ": give the job file's name with -o (job.ddjob)");
+    return splitJobError(Why +
+                         ": give the job file's name with -o (job.ddjob)");
   if (JobPath.find_first_of("\r\n") != llvm::StringRef::npos)
-    return fail("a job file's name cannot hold a line break: its rank "
-                "files are named on lines of their own");
+    return splitJobError("a job file's name cannot hold a line break: its "
+                         "rank files are named on lines of their own");
   return llvm::Error::success();
 }
+
+llvm::Expected<RankFiles>
+dd::writeRankFiles(const Graph &G, llvm::StringRef JobPath, int32_t Rank,
+                   int32_t World, int64_t OriginNs, bool Text,
+                   std::vector<std::unique_ptr<OutputFile>> &Outputs) {
+  const std::string Path = rankFilePath(JobPath, Rank);
+  auto Out = OutputFile::create(Path);
+  if (!Out)
+    return Out.takeError();
+  llvm::raw_fd_ostream &OS = (*Out)->os();
+  if (llvm::Error E = Text ? printTextGraph(G, OS) : writeBinaryGraph(G, OS))
+    return std::move(E);
+  const uint64_t Bytes = OS.tell();
+  auto Hash = hashWritten(**Out, Bytes);
+  if (!Hash)
+    return Hash.takeError();
+  RankFiles F;
+  F.Entry = JobFile::Rank{Rank, Bytes, *Hash, OriginNs,
+                          llvm::sys::path::filename(Path).str()};
+  Outputs.push_back(std::move(*Out));
+  // The table is written in either case: the link step reads it, and a
+  // process simulating other ranks of the job has it stand in for this
+  // one (JobShare.h).
+  F.Table = collectiveTable(G);
+  auto TableOut = OutputFile::create(rankTablePath(JobPath, Rank));
+  if (!TableOut)
+    return TableOut.takeError();
+  if (llvm::Error E =
+          writeRankTableFile(World, F.Entry, F.Table, Text, (*TableOut)->os()))
+    return std::move(E);
+  Outputs.push_back(std::move(*TableOut));
+  return std::move(F);
+}
+
+namespace {
 
 /// A rank once written: what the job file and the summary say of it.
 struct WrittenRank {
@@ -76,10 +110,11 @@ llvm::Error checkJob(const std::vector<WrittenRank> &Ranks, bool Part) {
       First = &W;
   }
   if (Recorded && Unrecorded)
-    return fail(Unrecorded->R.Name +
-                ": no rank recorded (distributedInfo), while other inputs "
-                "have one; give either all ranks' traces or traces without "
-                "ranks");
+    return splitJobError(
+        Unrecorded->R.Name +
+        ": no rank recorded (distributedInfo), while other inputs "
+        "have one; give either all ranks' traces or traces without "
+        "ranks");
   std::vector<RankOfJob> Of;
   Of.reserve(Ranks.size());
   for (const WrittenRank &W : Ranks)
@@ -100,7 +135,8 @@ dd::writeSplitJob(llvm::ArrayRef<std::string> Paths, const ImportOptions &Opts,
   std::vector<std::unique_ptr<OutputFile>> Outputs;
   auto Each = [&](LoweredRank &L) -> llvm::Error {
     if (L.SameAs >= 0)
-      return fail(L.R.Name + ": a rank promised to be a copy cannot be split");
+      return splitJobError(L.R.Name +
+                           ": a rank promised to be a copy cannot be split");
     Graph &G = L.R.G;
     WrittenRank W;
     W.World = L.WorldSize;
@@ -110,30 +146,12 @@ dd::writeSplitJob(llvm::ArrayRef<std::string> Paths, const ImportOptions &Opts,
         G.metadata().Ranks.empty() ? "" : G.metadata().Ranks.front().Host;
     G.metadata().Ranks = {RankInfo{L.Rank, L.WorldSize, Host, -1}};
     W.Path = rankFilePath(JobPath, L.Rank);
-    auto Out = OutputFile::create(W.Path);
-    if (!Out)
-      return Out.takeError();
-    llvm::raw_fd_ostream &OS = (*Out)->os();
-    if (llvm::Error E = Text ? printTextGraph(G, OS) : writeBinaryGraph(G, OS))
-      return E;
-    const uint64_t Bytes = OS.tell();
-    auto Hash = hashWritten(**Out, Bytes);
-    if (!Hash)
-      return Hash.takeError();
-    W.Entry = JobFile::Rank{L.Rank, Bytes, *Hash, L.OriginNs,
-                            llvm::sys::path::filename(W.Path).str()};
-    Outputs.push_back(std::move(*Out));
-    // The table is written in either case: the link step reads it, and a
-    // process simulating other ranks of the job has it stand in for this
-    // one (JobShare.h).
-    W.Table = RankTable{L.Rank, L.WorldSize, L.R.Name, collectiveTable(G)};
-    auto TableOut = OutputFile::create(rankTablePath(JobPath, L.Rank));
-    if (!TableOut)
-      return TableOut.takeError();
-    if (llvm::Error E = writeRankTableFile(W.World, W.Entry, W.Table.Table,
-                                           Text, (*TableOut)->os()))
-      return E;
-    Outputs.push_back(std::move(*TableOut));
+    auto Files =
+        writeRankFiles(G, JobPath, L.Rank, W.World, L.OriginNs, Text, Outputs);
+    if (!Files)
+      return Files.takeError();
+    W.Entry = std::move(Files->Entry);
+    W.Table = RankTable{L.Rank, L.WorldSize, L.R.Name, std::move(Files->Table)};
     if (NoLink)
       W.Table.Table = Graph();
     W.Tasks = G.numTasks();

@@ -12,10 +12,13 @@
 #ifndef DAYDREAM_LIB_TOOLS_SPLITJOBWRITER_H
 #define DAYDREAM_LIB_TOOLS_SPLITJOBWRITER_H
 
+#include "daydream/IR/Graph.h"
 #include "daydream/Import/ImportJob.h"
+#include "daydream/Import/JobFile.h"
 
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,10 +26,29 @@ namespace dd {
 
 class OutputFile;
 
-/// The \p Bytes written so far to \p Out's temporary file, hashed as a
-/// job file records a rank file's (xxHash64), after checking that they
-/// are all there.
-llvm::Expected<uint64_t> hashWritten(OutputFile &Out, uint64_t Bytes);
+/// An error of writing a split job: \p Msg, which names the file.
+llvm::Error splitJobError(const llvm::Twine &Msg);
+
+/// Refuses a job file's name no job file can have: stdout, where \p Why
+/// says what needs a name, or one with a line break (its rank files are
+/// named on lines of their own).
+llvm::Error checkJobPath(llvm::StringRef JobPath, llvm::StringRef Why);
+
+/// A rank's files, written.
+struct RankFiles {
+  import::JobFile::Rank Entry; ///< its job-file line
+  Graph Table;                 ///< its collective table
+};
+
+/// Writes \p G as rank \p Rank of the \p World ranks of the split job
+/// \p JobPath: its file beside the job file (binary, or text with \p Text)
+/// and its collective table, each to a temporary file added to \p Outputs,
+/// which the caller commits once the whole job is written. \p OriginNs:
+/// what the job file records of the rank's clock.
+llvm::Expected<RankFiles>
+writeRankFiles(const Graph &G, llvm::StringRef JobPath, int32_t Rank,
+               int32_t World, int64_t OriginNs, bool Text,
+               std::vector<std::unique_ptr<OutputFile>> &Outputs);
 
 struct SplitJobSummary {
   /// One per rank, in rank order, without its graph.
