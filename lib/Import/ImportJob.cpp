@@ -52,6 +52,7 @@ struct ReadRank {
   ImportResult R;
   TraceModel Model;
   int32_t SameAs = -1;
+  CopyLaneFn CopyLane;
   int32_t Rank = -1;     ///< -1 until known
   int32_t WorldSize = 0; ///< 0 if not recorded
   int32_t OrderRank = -1, OrderWorld = 0;
@@ -240,6 +241,7 @@ llvm::Error dd::import::lowerJobRanks(std::vector<RankTrace> &&Inputs,
     Traces[I].R = std::move(Inputs[I].R);
     Traces[I].Model = std::move(Inputs[I].Model);
     Traces[I].SameAs = Inputs[I].SameAs;
+    Traces[I].CopyLane = std::move(Inputs[I].CopyLane);
     Traces[I].OrderRank = Inputs[I].OrderRank;
     Traces[I].OrderWorld = Inputs[I].OrderWorld;
   }
@@ -279,8 +281,8 @@ llvm::Error dd::import::lowerJobRanks(std::vector<RankTrace> &&Inputs,
         return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                        *Failed[I]);
       ReadRank &T = Traces[I];
-      LoweredRank L{T.R,      T.Model.Meta, T.Rank,  T.WorldSize,
-                    T.SameAs, Hashes[I],    ToLower, Lower.OriginNs};
+      LoweredRank L{T.R,        T.Model.Meta, T.Rank,  T.WorldSize,   T.SameAs,
+                    T.CopyLane, Hashes[I],    ToLower, Lower.OriginNs};
       if (llvm::Error E = Each(L))
         return E;
       T.R.G = Graph();
@@ -335,8 +337,8 @@ dd::import::lowerJob(std::vector<RankTrace> &&Traces,
     if (L.SameAs >= 0) {
       RankGraph Copy{L.Rank, L.WorldSize, Graph()};
       Copy.G.metadata() = L.Meta;
-      if (llvm::Error E =
-              Assembler->addPromisedCopy(std::move(Copy), L.R.Name, L.SameAs))
+      if (llvm::Error E = Assembler->addPromisedCopy(std::move(Copy), L.R.Name,
+                                                     L.SameAs, L.CopyLane))
         return E;
     } else {
       Assembler->addRank(RankGraph{L.Rank, L.WorldSize, std::move(L.R.G)},
@@ -352,6 +354,8 @@ dd::import::lowerJob(std::vector<RankTrace> &&Traces,
   if (!Assembler)
     return std::move(Job);
   Job.RankCopies = Assembler->copies();
+  Job.DevicesRenumbered = Assembler->devices().renumbered();
+  Job.FirstRenumbered = Assembler->devices().firstRenumbered();
   if (llvm::Error E = Assembler->finish(Job.Collectives, Job.Warnings))
     return std::move(E);
   return std::move(Job);

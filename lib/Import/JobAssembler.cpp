@@ -26,18 +26,19 @@ bool JobAssembler::addRank(RankGraph &&R, llvm::StringRef Name, uint64_t Hash) {
       if (sameAsAppended(Job, Whole.at(It->second), R.G))
         Same = &Whole.at(It->second);
   if (Same) {
-    appendRankCopy(Job, std::move(R), *Same);
+    appendRankCopy(Job, std::move(R), *Same, Devices);
     ++Copies;
     return true;
   }
   const int32_t Rank = R.Rank;
-  Whole[Rank] = appendRankGraph(Job, std::move(R));
+  Whole[Rank] = appendRankGraph(Job, std::move(R), Devices);
   ByHash.emplace(Hash, Rank);
   return false;
 }
 
 llvm::Error JobAssembler::addPromisedCopy(RankGraph &&R, llvm::StringRef Name,
-                                          int32_t SameAs) {
+                                          int32_t SameAs,
+                                          const CopyLaneFn &CopyLane) {
   auto Of = Whole.find(SameAs);
   if (Of == Whole.end())
     return llvm::createStringError(
@@ -47,7 +48,7 @@ llvm::Error JobAssembler::addPromisedCopy(RankGraph &&R, llvm::StringRef Name,
                       Name, SameAs)
             .str());
   Names[R.Rank] = Name.str();
-  appendRankCopy(Job, std::move(R), Of->second);
+  appendRankCopy(Job, std::move(R), Of->second, Devices, CopyLane);
   ++Copies;
   return llvm::Error::success();
 }

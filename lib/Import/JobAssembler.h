@@ -38,16 +38,18 @@ public:
   bool addRank(RankGraph &&R, llvm::StringRef Name, uint64_t Hash);
 
   /// Adds \p R as a copy of the earlier rank \p SameAs, a generator's
-  /// promise (ImportJob.h's RankTrace::SameAs). Fails if no rank \p SameAs
-  /// was stored whole before it.
+  /// promise (ImportJob.h's RankTrace::SameAs), its lanes set by
+  /// \p CopyLane where given. Fails if no rank \p SameAs was stored whole
+  /// before it.
   llvm::Error addPromisedCopy(RankGraph &&R, llvm::StringRef Name,
-                              int32_t SameAs);
+                              int32_t SameAs, const CopyLaneFn &CopyLane);
 
   /// Matches the collectives across the ranks added.
   llvm::Error finish(CollectiveStats &Stats,
                      std::vector<std::string> &Warnings);
 
   size_t copies() const { return Copies; }
+  const JobDevices &devices() const { return Devices; }
 
 private:
   Graph &Job;
@@ -59,6 +61,7 @@ private:
   /// The ranks stored whole, by rank and by content hash.
   std::map<int32_t, RankSpan> Whole;
   std::multimap<uint64_t, int32_t> ByHash;
+  JobDevices Devices;
 };
 
 } // namespace dd::import

@@ -36,12 +36,15 @@ private:
   std::vector<StrId> NewId;
 };
 
-/// The rank's lanes and iterations, tagged with its rank.
-void appendLanesAndIterations(Graph &Job, const RankGraph &R, StringMap &Str) {
+/// The rank's lanes and iterations, tagged with its rank, the lanes on
+/// the job's devices.
+void appendLanesAndIterations(Graph &Job, const RankGraph &R, StringMap &Str,
+                              const RankDevices &Devices) {
   for (const Lane &L : R.G.lanes()) {
     Lane NL = L;
     NL.Name = Str(L.Name);
     NL.Rank = R.Rank;
+    NL.Device = Devices(L.Device);
     Job.addLane(NL);
   }
   for (const Iteration &I : R.G.iterations()) {
@@ -52,11 +55,11 @@ void appendLanesAndIterations(Graph &Job, const RankGraph &R, StringMap &Str) {
   }
 }
 
-void appendRank(Graph &Job, const RankGraph &R) {
+void appendRank(Graph &Job, const RankGraph &R, const RankDevices &Devices) {
   const Graph &G = R.G;
   StringMap Str(G, Job);
   const LaneId LaneBase = Job.numLanes();
-  appendLanesAndIterations(Job, R, Str);
+  appendLanesAndIterations(Job, R, Str, Devices);
   const LayerId LayerBase = Job.numLayers();
   for (const Layer &L : G.layers())
     Job.addLayer(
@@ -86,18 +89,38 @@ void appendRank(Graph &Job, const RankGraph &R) {
   for (MemoryEvent E : G.memoryEvents()) {
     if (E.Lane != NoId)
       E.Lane += LaneBase;
+    E.Device = Devices(E.Device);
     Job.addMemoryEvent(E);
   }
 }
 
-/// The rank's devices (those of an index not yet known), its RankInfo and
-/// the pipelines it went through.
-void appendRankMetadata(Graph &Job, const RankGraph &R, int32_t CopyOf) {
+/// The rank's devices (those of an index not yet known, and those given an
+/// index of their own, as the rank or else the job declares them), its
+/// RankInfo and the pipelines it went through.
+void appendRankMetadata(Graph &Job, const RankGraph &R, int32_t CopyOf,
+                        const RankDevices &Devices) {
   Metadata &M = Job.metadata();
-  for (const Device &D : R.G.metadata().Devices)
-    if (std::none_of(M.Devices.begin(), M.Devices.end(),
-                     [&](const Device &E) { return E.Index == D.Index; }))
+  auto Declared = [](const std::vector<Device> &In, int32_t Index) {
+    return std::find_if(In.begin(), In.end(),
+                        [&](const Device &E) { return E.Index == Index; });
+  };
+  const std::vector<Device> &Own = R.G.metadata().Devices;
+  for (const Device &D : Own)
+    if (Devices(D.Index) == D.Index &&
+        Declared(M.Devices, D.Index) == M.Devices.end())
       M.Devices.push_back(D);
+  for (auto [From, To] : Devices.renumbered()) {
+    auto It = Declared(Own, From);
+    if (It == Own.end()) {
+      It = Declared(M.Devices, From);
+      if (It == M.Devices.end())
+        continue;
+    }
+    Device D = *It; // a copy: pushing may move the job's array
+    D.Index = To;
+    if (Declared(M.Devices, To) == M.Devices.end())
+      M.Devices.push_back(std::move(D));
+  }
   std::string Host = R.G.metadata().Ranks.empty()
                          ? std::string()
                          : R.G.metadata().Ranks.front().Host;
@@ -111,7 +134,8 @@ void appendRankMetadata(Graph &Job, const RankGraph &R, int32_t CopyOf) {
 
 } // namespace
 
-RankSpan dd::import::appendRankGraph(Graph &Job, RankGraph &&R) {
+RankSpan dd::import::appendRankGraph(Graph &Job, RankGraph &&R,
+                                     JobDevices &Devices) {
   Metadata &M = Job.metadata();
   if (M.Ranks.empty()) {
     M.Producer = R.G.metadata().Producer;
@@ -132,23 +156,37 @@ RankSpan dd::import::appendRankGraph(Graph &Job, RankGraph &&R) {
     Set(S.Notes, Job.notes().size());
     Set(S.Events, Job.memoryEvents().size());
   };
+  const RankDevices Numbered =
+      Devices.number(R.Rank, R.G.lanes(), R.G.metadata().Devices);
   Sizes(false);
-  appendRank(Job, R);
+  appendRank(Job, R, Numbered);
   Sizes(true);
-  appendRankMetadata(Job, R, -1);
+  appendRankMetadata(Job, R, -1, Numbered);
   R.G = Graph();
   return S;
 }
 
-void dd::import::appendRankCopy(Graph &Job, RankGraph &&R, const RankSpan &Of) {
+void dd::import::appendRankCopy(Graph &Job, RankGraph &&R, const RankSpan &Of,
+                                JobDevices &Devices,
+                                const std::function<void(Lane &)> &CopyLane) {
+  RankDevices Numbered;
   if (R.G.numLanes() != 0) {
+    Numbered = Devices.number(R.Rank, R.G.lanes(), R.G.metadata().Devices);
     StringMap Str(R.G, Job);
-    appendLanesAndIterations(Job, R, Str);
+    appendLanesAndIterations(Job, R, Str, Numbered);
   } else {
-    for (size_t L = Of.Lanes.Begin; L != Of.Lanes.End; ++L) {
-      Lane NL = Job.lane(LaneId(L));
-      NL.Rank = R.Rank;
-      Job.addLane(NL);
+    // Of's lanes, as the copy's trace would record them.
+    std::vector<Lane> Lanes(Job.lanes().begin() + Of.Lanes.Begin,
+                            Job.lanes().begin() + Of.Lanes.End);
+    for (Lane &L : Lanes) {
+      L.Rank = R.Rank;
+      if (CopyLane)
+        CopyLane(L);
+    }
+    Numbered = Devices.number(R.Rank, Lanes, R.G.metadata().Devices);
+    for (Lane &L : Lanes) {
+      L.Device = Numbered(L.Device);
+      Job.addLane(L);
     }
     for (size_t I = Of.Iterations.Begin; I != Of.Iterations.End; ++I) {
       Iteration NI = Job.iterations()[I];
@@ -156,6 +194,6 @@ void dd::import::appendRankCopy(Graph &Job, RankGraph &&R, const RankSpan &Of) {
       Job.iterationsMut().push_back(NI);
     }
   }
-  appendRankMetadata(Job, R, Of.Rank);
+  appendRankMetadata(Job, R, Of.Rank, Numbered);
   R.G = Graph();
 }

@@ -11,8 +11,11 @@
 #ifndef DAYDREAM_LIB_IMPORT_MERGERANKS_H
 #define DAYDREAM_LIB_IMPORT_MERGERANKS_H
 
+#include "JobDevices.h"
+
 #include "daydream/IR/Graph.h"
 
+#include <functional>
 #include <vector>
 
 namespace dd::import {
@@ -34,17 +37,21 @@ struct RankSpan {
   Range Lanes, Layers, Iterations, Tasks, Attrs, Edges, Notes, Events;
 };
 
-/// Moves one rank's graph into \p Job, and frees it. Metadata comes from the
-/// first rank added (producer, format), devices by index from each, plus
-/// one RankInfo per rank. Ranks are added one at a time, as each is
-/// lowered, so that only one rank's graph exists beside the job's.
-RankSpan appendRankGraph(Graph &Job, RankGraph &&Rank);
+/// Moves one rank's graph into \p Job, and frees it, its devices numbered
+/// by \p Devices (JobDevices.h). Metadata comes from the first rank added
+/// (producer, format), devices by the job's index from each, plus one
+/// RankInfo per rank. Ranks are added one at a time, as each is lowered,
+/// so that only one rank's graph exists beside the job's.
+RankSpan appendRankGraph(Graph &Job, RankGraph &&Rank, JobDevices &Devices);
 
 /// Adds \p Rank to \p Job as a copy of the rank appended at \p Of
 /// (RankCopies.h): its own lanes and iterations, as its graph has them, or
 /// where it has none (a generator's promise of a copy), lanes and
-/// iterations like \p Of's; its devices; no tasks. Frees its graph.
-void appendRankCopy(Graph &Job, RankGraph &&Rank, const RankSpan &Of);
+/// iterations like \p Of's, set by \p CopyLane where given; its devices;
+/// no tasks. Frees its graph.
+void appendRankCopy(Graph &Job, RankGraph &&Rank, const RankSpan &Of,
+                    JobDevices &Devices,
+                    const std::function<void(Lane &)> &CopyLane = nullptr);
 
 } // namespace dd::import
 

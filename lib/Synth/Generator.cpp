@@ -456,14 +456,9 @@ std::vector<TraceModel> dd::synth::generateJob(const JobPlan &Plan,
   return Models;
 }
 
-void dd::synth::nameCopyLanes(Graph &G) {
-  for (LaneId L = 0; L != G.numLanes(); ++L) {
-    Lane &Ln = G.lane(L);
-    if (Ln.Rank <= 0)
-      continue;
-    if (Ln.Kind == LaneKind::GpuStream)
-      Ln.Device = rankDevice(Ln.Rank);
-    else if (Ln.Kind == LaneKind::CpuThread)
-      Ln.NativeId += rankPid(Ln.Rank) - rankPid(0);
-  }
+void dd::synth::nameCopyLane(Lane &Ln) {
+  if (Ln.Kind == LaneKind::GpuStream)
+    Ln.Device = rankDevice(Ln.Rank);
+  else if (Ln.Kind == LaneKind::CpuThread)
+    Ln.NativeId += rankPid(Ln.Rank) - rankPid(0);
 }

@@ -202,11 +202,16 @@ int importJobMain(const Options &Opt, const ImportOptions &IO,
   if (C.Groups)
     llvm::errs() << " in " << C.Groups
                  << (C.Groups == 1 ? " process group" : " process groups");
-  llvm::errs() << "), " << C.SizeMismatches << " with different sizes; "
-               << llvm::format(
-                      "%.2f s in all, write %.2f s\n",
-                      std::chrono::duration<double>(End - Start).count(),
-                      std::chrono::duration<double>(End - WriteStart).count());
+  llvm::errs() << "), " << C.SizeMismatches << " with different sizes; ";
+  if (size_t N = Job->DevicesRenumbered)
+    llvm::errs() << N << (N == 1 ? " GPU" : " GPUs")
+                 << " numbered as an earlier rank's, given an index of "
+                 << (N == 1 ? "its" : "their") << " own ("
+                 << Job->FirstRenumbered << "); ";
+  llvm::errs() << llvm::format(
+      "%.2f s in all, write %.2f s\n",
+      std::chrono::duration<double>(End - Start).count(),
+      std::chrono::duration<double>(End - WriteStart).count());
   return 0;
 }
 

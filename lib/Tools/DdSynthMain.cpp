@@ -288,6 +288,7 @@ int dd::ddSynthMain(int Argc, char **Argv) {
         continue;
       }
       Traces[R].SameAs = 0;
+      Traces[R].CopyLane = nameCopyLane;
       Traces[R].Model.Meta.Ranks.push_back(
           RankInfo{int32_t(R), int32_t(Plan->Ranks), ""});
     }
@@ -296,8 +297,6 @@ int dd::ddSynthMain(int Argc, char **Argv) {
     if (!Job)
       return reportError(Tool, Job.takeError());
     G = std::move(Job->G);
-    if (Copies)
-      nameCopyLanes(G);
     Warnings = std::move(Job->Warnings);
     for (const import::ImportResult &R : Job->Ranks)
       for (const std::string &Note : R.Lowered.CycleNotes)

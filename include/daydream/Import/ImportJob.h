@@ -18,6 +18,8 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <functional>
+
 namespace dd::import {
 
 /// What matching the collectives found.
@@ -50,6 +52,11 @@ struct JobImportResult {
   std::vector<int32_t> RankIds;
   /// Ranks stored as copies of another (IR/RankCopies.h).
   size_t RankCopies = 0;
+  /// Ranks whose GPUs took another index in the job, since an earlier rank
+  /// numbered its own alike (lib/Import/JobDevices.h), and the first of
+  /// them ("rank R's device D is the job's device N").
+  size_t DevicesRenumbered = 0;
+  std::string FirstRenumbered;
   CollectiveStats Collectives;
   /// Warnings about the job as a whole (each front-end's are in Ranks).
   std::vector<std::string> Warnings;
@@ -65,6 +72,9 @@ llvm::Expected<JobImportResult> importJob(llvm::ArrayRef<std::string> Paths,
                                           const ImportOptions &Opts,
                                           ProgressFn Progress = nullptr);
 
+/// Sets a promised copy's lane as its own trace would have it.
+using CopyLaneFn = std::function<void(Lane &)>;
+
 /// One rank's trace as read (readTrace()), or as made by a generator:
 /// \p R needs only its Name (for messages); the rank comes from
 /// Model.Meta.Ranks as for a file.
@@ -75,6 +85,10 @@ struct RankTrace {
   /// with only its rank changed: Model then needs only its metadata, and the
   /// rank is stored as a copy (IR/RankCopies.h) without being lowered.
   int32_t SameAs = -1;
+  /// For a promised copy: what its lanes have other than SameAs's, as its
+  /// trace would record them (the generator's GPU and thread ids), set on
+  /// each of them before the job numbers its devices (JobDevices.h).
+  CopyLaneFn CopyLane;
   /// For a trace that records no rank, read among others in batches
   /// (importRanksInBatches()): the rank and world its place among all the
   /// inputs gives it, as a single import would; -1 where not given.
@@ -112,10 +126,11 @@ struct LoweredRank {
   /// Its trace's metadata: what a promised copy has instead of a graph.
   const Metadata &Meta;
   int32_t Rank;
-  int32_t WorldSize; ///< 0 if not recorded
-  int32_t SameAs;    ///< -1, or the rank it is a promised copy of
-  uint64_t Hash;     ///< rankContentHash() of R.G, when asked for
-  size_t ToLower;    ///< the job's ranks that are not promised copies
+  int32_t WorldSize;          ///< 0 if not recorded
+  int32_t SameAs;             ///< -1, or the rank it is a promised copy of
+  const CopyLaneFn &CopyLane; ///< a promised copy's (RankTrace::CopyLane)
+  uint64_t Hash;              ///< rankContentHash() of R.G, when asked for
+  size_t ToLower;             ///< the job's ranks that are not promised copies
   /// The time its lanes' first gaps count from: the earliest start among
   /// the traces lowered together (LoweringOptions::OriginNs).
   int64_t OriginNs;

@@ -99,9 +99,10 @@ std::vector<import::TraceModel> generateJob(const JobPlan &Plan,
 /// (whose groups name their members, which differ by rank).
 bool ranksAreCopies(const JobPlan &Plan);
 
-/// Gives the lanes of ranks stored as copies of rank 0 (which start as
-/// rank 0's) the devices and thread ids the generator gives those ranks.
-void nameCopyLanes(Graph &G);
+/// Gives a lane of a rank stored as a copy of rank 0 (which starts as rank
+/// 0's, its Rank set) the device and thread id the generator gives that
+/// rank (import::RankTrace::CopyLane).
+void nameCopyLane(Lane &L);
 
 /// A label for the trace: what made it, with the options that make it again.
 std::string describePlan(const JobPlan &Plan);
