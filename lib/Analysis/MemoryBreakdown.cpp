@@ -158,36 +158,42 @@ int64_t predictedIterationAt(const SimResult &R, int64_t TimeNs) {
 /// events with any of \p Skip's flags: Partner[I] is an allocation's free
 /// and a free's allocation (NoMemoryEvent if none), PairedBy[I] says how a
 /// free was paired (0 not at all, 1 by address, 2 by size).
-void pairFrees(llvm::ArrayRef<MemoryEvent> Events, llvm::ArrayRef<size_t> Order,
-               uint8_t Skip, std::vector<size_t> &Partner,
-               std::vector<uint8_t> &PairedBy) {
+void pairFrees(const Graph &G, llvm::ArrayRef<size_t> Order, uint8_t Skip,
+               std::vector<size_t> &Partner, std::vector<uint8_t> &PairedBy) {
+  llvm::ArrayRef<MemoryEvent> Events = G.memoryEvents();
   Partner.assign(Events.size(), NoMemoryEvent);
   PairedBy.assign(Events.size(), 0);
-  llvm::DenseMap<std::pair<int32_t, uint64_t>, size_t> LiveByAddress;
-  llvm::DenseMap<std::pair<int32_t, int64_t>, std::vector<size_t>> LiveBySize;
+  // The event's allocator: its rank's process (-1 where its lane is not
+  // known, or of no rank) and its device, in one key.
+  auto Space = [&](const MemoryEvent &E) {
+    const int32_t Rank = E.Lane == NoId ? -1 : G.lane(E.Lane).Rank;
+    return uint64_t(uint32_t(Rank)) << 32 | uint32_t(E.Device);
+  };
+  llvm::DenseMap<std::pair<uint64_t, uint64_t>, size_t> LiveByAddress;
+  llvm::DenseMap<std::pair<uint64_t, int64_t>, std::vector<size_t>> LiveBySize;
   for (size_t I : Order) {
     const MemoryEvent &E = Events[I];
     if (E.Flags & Skip)
       continue;
     if (E.Bytes > 0) {
       if (E.Address)
-        LiveByAddress[{E.Device, E.Address}] = I;
+        LiveByAddress[{Space(E), E.Address}] = I;
       else
-        LiveBySize[{E.Device, E.Bytes}].push_back(I);
+        LiveBySize[{Space(E), E.Bytes}].push_back(I);
       continue;
     }
     if (E.Bytes == 0)
       continue;
     size_t Alloc = NoMemoryEvent;
     if (E.Address) {
-      auto It = LiveByAddress.find({E.Device, E.Address});
+      auto It = LiveByAddress.find({Space(E), E.Address});
       if (It != LiveByAddress.end()) {
         Alloc = It->second;
         LiveByAddress.erase(It);
         PairedBy[I] = 1;
       }
     } else {
-      auto It = LiveBySize.find({E.Device, -E.Bytes});
+      auto It = LiveBySize.find({Space(E), -E.Bytes});
       if (It != LiveBySize.end() && !It->second.empty()) {
         Alloc = It->second.back();
         It->second.pop_back();
@@ -254,7 +260,7 @@ MemoryEventFacts dd::analyzeMemoryEvents(const Graph &G) {
     F.OffsetNs[I] = E.TimeNs - At.Span->Begin;
   }
 
-  pairFrees(Events, F.Order, MEF_Replaced, F.Partner, F.PairedBy);
+  pairFrees(G, F.Order, MEF_Replaced, F.Partner, F.PairedBy);
 
   // Classify blocks: by a pass's word, else by the rules.
   F.Category.assign(Events.size(), MemoryCategory::Other);
@@ -351,7 +357,7 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
   const bool PassMadeEvents =
       llvm::any_of(Events, [](const MemoryEvent &E) { return E.Flags != 0; });
   if (PassMadeEvents)
-    pairFrees(Events, Order, MEF_Modelled, RecordedPartner, RecordedPairedBy);
+    pairFrees(G, Order, MEF_Modelled, RecordedPartner, RecordedPairedBy);
   const std::vector<size_t> &RecordedPairs =
       PassMadeEvents ? RecordedPartner : F.Partner;
   struct RecordedRun {

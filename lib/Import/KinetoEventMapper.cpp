@@ -385,6 +385,11 @@ void EventMapper::addGpuActivity(const KinetoEvent &E) {
       ++Model.Stats.MissingFields;
     return;
   }
+  // A GPU's index is never negative (a lane's device of -1 is the host's).
+  if (Device < 0) {
+    ++Model.Stats.InvalidFields;
+    return;
+  }
   A.Stream = Model.stream(int32_t(Device), Stream);
   A.Name = Names.intern(E.Name);
   if (Args.has(EventArgs::Correlation))

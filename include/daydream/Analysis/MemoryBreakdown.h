@@ -6,9 +6,12 @@
 // in, and per device the live bytes of every category are followed over
 // time, giving a timeline and its peak.
 //
-// Pairing. A free pairs with the live allocation at its (device, address).
-// Events without an address (the PyTorch profiler's 2021 format records
-// none) pair with the latest live allocation of the same device and size:
+// Pairing. A free pairs with the live allocation at its (device, address)
+// of its own rank (the rank of its lane): in a job each rank is a process
+// of its own, and two processes' allocators hand out the same host
+// addresses. Events without an address (the PyTorch profiler's 2021 format
+// records none) pair with the latest live allocation of the same rank,
+// device and size:
 // tensors tend to die in the reverse order of their birth (backward frees
 // activations last-in first-out), but blocks of equal size are then
 // interchangeable, so such pairings are counted apart. A free that pairs
