@@ -109,7 +109,7 @@ private:
     const int64_t Origin = traceStart(G);
     const TimeUnit Time = TimeUnit::forSpan(traceEnd(G) - Origin);
     for (const DeviceMemory &D : B.Devices) {
-      OS << "  device " << D.Device << " \"" << deviceName(G, D.Device)
+      OS << "  device " << D.Device << " \"" << memoryDeviceName(G, D)
          << "\": " << D.Allocations << " allocations, " << D.Frees << " frees ("
          << D.PairedByAddress << " paired by address, " << D.PairedBySize
          << " by size, " << D.UnmatchedFrees << " unmatched of "
@@ -151,7 +151,7 @@ private:
       const MemorySample &Peak = D.Timeline[D.Peak];
       llvm::json::Object Dev{
           {"device", D.Device},
-          {"name", deviceName(G, D.Device)},
+          {"name", memoryDeviceName(G, D)},
           {"allocations", int64_t(D.Allocations)},
           {"frees", int64_t(D.Frees)},
           {"paired_by_address", int64_t(D.PairedByAddress)},
@@ -168,6 +168,8 @@ private:
           {"allocated_by_category", jsonCategories(D.AllocatedBytes)},
           {"allocations_by_category", std::move(Counts)},
           {"timeline", std::move(Timeline)}};
+      if (D.Rank >= 0)
+        Dev["rank"] = D.Rank;
       if (D.AllocatorPeak >= 0)
         Dev["allocator_peak_bytes"] = D.AllocatorPeak;
       Devices.push_back(std::move(Dev));

@@ -11,6 +11,7 @@
 
 #include "daydream/Analysis/MemoryBreakdown.h"
 
+#include "daydream/IR/DeviceName.h"
 #include "daydream/IR/Graph.h"
 #include "daydream/Sim/Simulator.h"
 
@@ -301,12 +302,21 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
                   : std::min(End, Start + F.OffsetNs[I]);
   }
 
-  // Devices in index order; each event's device entry, with its counts.
-  std::map<int32_t, DeviceMemory> Devices;
+  // Devices in index order, the host's memory a rank apart (ranks in
+  // order); each event's device entry, with its counts.
+  using MemoryKey = std::pair<int32_t, int32_t>;
+  const bool Job = G.metadata().Ranks.size() > 1;
+  auto KeyOf = [&](const MemoryEvent &E) {
+    const int32_t Rank =
+        Job && E.Device < 0 && E.Lane != NoId ? G.lane(E.Lane).Rank : -1;
+    return MemoryKey{E.Device, Rank};
+  };
+  std::map<MemoryKey, DeviceMemory> Devices;
   for (size_t I = 0; I != Events.size(); ++I) {
     const MemoryEvent &E = Events[I];
-    DeviceMemory &D = Devices[E.Device];
+    DeviceMemory &D = Devices[KeyOf(E)];
     D.Device = E.Device;
+    D.Rank = KeyOf(E).second;
     if (E.TotalAllocated >= 0 && !(E.Flags & MEF_Modelled))
       D.AllocatorPeak = std::max(D.AllocatorPeak, E.TotalAllocated);
     if (E.Flags & MEF_Replaced)
@@ -364,13 +374,13 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
     int64_t Net = 0, Live = 0, Time = 0;
     bool Seen = false;
   };
-  std::map<int32_t, RecordedRun> Recorded;
+  std::map<MemoryKey, RecordedRun> Recorded;
   for (size_t I : Order) {
     const MemoryEvent &E = Events[I];
     if (E.Flags & MEF_Modelled)
       continue;
-    DeviceMemory &D = Devices[E.Device];
-    RecordedRun &Run = Recorded[E.Device];
+    DeviceMemory &D = Devices[KeyOf(E)];
+    RecordedRun &Run = Recorded[KeyOf(E)];
     Run.Net += E.Bytes;
     if (D.BeforeTraceBytes < 0 && E.TotalAllocated >= 0)
       D.BeforeTraceBytes = std::max<int64_t>(0, E.TotalAllocated - Run.Net);
@@ -383,14 +393,14 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
     else if (RecordedPairs[I] != NoMemoryEvent)
       Run.Live -= Events[RecordedPairs[I]].Bytes;
   }
-  for (const auto &[Device, Run] : Recorded)
-    Devices[Device].RecordedPeakBytes =
-        std::max(Devices[Device].RecordedPeakBytes, Run.Live);
+  for (const auto &[Key, Run] : Recorded)
+    Devices[Key].RecordedPeakBytes =
+        std::max(Devices[Key].RecordedPeakBytes, Run.Live);
   for (size_t I : ByWhen) {
     const MemoryEvent &E = Events[I];
     if (E.Flags & MEF_Replaced)
       continue;
-    DeviceMemory &D = Devices[E.Device];
+    DeviceMemory &D = Devices[KeyOf(E)];
     if (D.Timeline.empty() || D.Timeline.back().TimeNs != When[I]) {
       MemorySample Next;
       if (!D.Timeline.empty())
@@ -429,4 +439,10 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
     B.Devices.push_back(std::move(D));
   }
   return B;
+}
+
+std::string dd::memoryDeviceName(const Graph &G, const DeviceMemory &D) {
+  if (D.Rank >= 0)
+    return "host of rank " + std::to_string(D.Rank);
+  return deviceName(G, D.Device).str();
 }

@@ -125,7 +125,7 @@ void printMemoryText(const Graph &G, const SimResult &R,
     // One unit a device, from its peak: the host's few KiB and a GPU's GiB
     // each read plainly.
     const SizeUnit Size = SizeUnit::forSize(Peak.total());
-    OS << "  device " << D.Device << " \"" << deviceName(G, D.Device)
+    OS << "  device " << D.Device << " \"" << memoryDeviceName(G, D)
        << "\": peak " << Size(Peak.total()) << " at "
        << Fmt(Peak.TimeNs - R.OriginNs);
     if (D.PeakIteration >= 0)
@@ -158,7 +158,7 @@ llvm::json::Array memoryJson(const SimResult &R, const SimReportInfo &Info) {
     llvm::json::Object Breakdown;
     for (unsigned C = 0; C != NumMemoryCategories; ++C)
       Breakdown[toString(MemoryCategory(C))] = Peak.Live[C];
-    Devices.push_back(llvm::json::Object{
+    llvm::json::Object Entry{
         {"device", D.Device},
         {"peak_bytes", Peak.total()},
         {"at_ns", Peak.TimeNs - R.OriginNs},
@@ -168,7 +168,10 @@ llvm::json::Array memoryJson(const SimResult &R, const SimReportInfo &Info) {
              : llvm::json::Value(nullptr)},
         {"breakdown", std::move(Breakdown)},
         {"recorded_peak_bytes", D.RecordedPeakBytes},
-        {"before_trace_bytes", orNull(D.BeforeTraceBytes)}});
+        {"before_trace_bytes", orNull(D.BeforeTraceBytes)}};
+    if (D.Rank >= 0)
+      Entry["rank"] = D.Rank;
+    Devices.push_back(std::move(Entry));
   }
   return Devices;
 }

@@ -3,7 +3,8 @@
 // The memory breakdown of the TBD benchmark study (Zhu et al., IISWC 2018)
 // from a graph's memory events: each allocation is paired with its free and
 // put in one category by the phase and iteration it was allocated and freed
-// in, and per device the live bytes of every category are followed over
+// in, and per device (the host's a rank apart in a job: each rank is a
+// process) the live bytes of every category are followed over
 // time, giving a timeline and its peak.
 //
 // Pairing. A free pairs with the live allocation at its (device, address)
@@ -92,6 +93,11 @@ struct MemorySample {
 struct DeviceMemory {
   /// -1 for host memory.
   int32_t Device = -1;
+  /// Host memory: the rank whose process it is (its events' lanes'), -1
+  /// where not known or of no rank. Each rank of a job is a process with an
+  /// allocator of its own, as each has its own GPU (the job's device index
+  /// says which: Import.md, "One index per GPU"); -1 for a GPU.
+  int32_t Rank = -1;
   uint64_t Allocations = 0, Frees = 0;
   uint64_t PairedByAddress = 0, PairedBySize = 0;
   uint64_t UnmatchedFrees = 0;
@@ -116,7 +122,8 @@ struct DeviceMemory {
 };
 
 struct MemoryBreakdown {
-  /// Devices with memory events, by index (host, -1, first).
+  /// Devices with memory events, by index (host, -1, first, a rank's
+  /// apart in rank order).
   std::vector<DeviceMemory> Devices;
 };
 
@@ -152,6 +159,10 @@ struct MemoryEventFacts {
 
 /// O(n log n) in memory events and tasks.
 MemoryEventFacts analyzeMemoryEvents(const Graph &G);
+
+/// What reports call \p D: its device's name ("host" for the host), or
+/// "host of rank R" for a rank's host memory in a job.
+std::string memoryDeviceName(const Graph &G, const DeviceMemory &D);
 
 /// O(n log n) in memory events and tasks. With \p Simulated (a simulation
 /// of \p G that kept its task times), the timeline follows the simulated
