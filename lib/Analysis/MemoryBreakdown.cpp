@@ -141,20 +141,6 @@ MemoryCategory classify(const EventPlace &A, const EventPlace *F) {
   return MemoryCategory::Other;
 }
 
-/// The iteration whose predicted span holds \p TimeNs (the latest to start
-/// at or before it), -1 if none.
-int64_t predictedIterationAt(const SimResult &R, int64_t TimeNs) {
-  int64_t Best = -1, BestStart = INT64_MIN;
-  for (size_t I = 0; I != R.Iterations.size(); ++I) {
-    int64_t S = R.Iterations[I].PredictedStartNs;
-    if (R.Iterations[I].PredictedNs >= 0 && S <= TimeNs && S > BestStart) {
-      Best = int64_t(I);
-      BestStart = S;
-    }
-  }
-  return Best;
-}
-
 /// Pairs frees with allocations in recorded order (\p Order), leaving out
 /// events with any of \p Skip's flags: Partner[I] is an allocation's free
 /// and a free's allocation (NoMemoryEvent if none), PairedBy[I] says how a
@@ -209,6 +195,18 @@ void pairFrees(const Graph &G, llvm::ArrayRef<size_t> Order, uint8_t Skip,
 }
 
 } // namespace
+
+int64_t dd::predictedIterationAt(const SimResult &R, int64_t TimeNs) {
+  int64_t Best = -1, BestStart = INT64_MIN;
+  for (size_t I = 0; I != R.Iterations.size(); ++I) {
+    int64_t S = R.Iterations[I].PredictedStartNs;
+    if (R.Iterations[I].PredictedNs >= 0 && S <= TimeNs && S > BestStart) {
+      Best = int64_t(I);
+      BestStart = S;
+    }
+  }
+  return Best;
+}
 
 int64_t MemorySample::total() const {
   return std::accumulate(Live.begin(), Live.end(), int64_t(0));

@@ -262,6 +262,7 @@ int dd::ddSimMain(int Argc, char **Argv, ProcessGroup *Processes) {
   // Under mpirun, a split job's report is made from each process's share
   // of its ranks where the shares stand for the job (SimShares.h).
   llvm::Optional<JobShareRead> Share;
+  bool SharesMemory = false;
   if (Errors.split() && !KeepTimes &&
       sniffFileKindOf(Opt.Input) == FileKind::DdJob) {
     auto S = readShareOfJob(Opt.Input, *Processes);
@@ -269,6 +270,7 @@ int dd::ddSimMain(int Argc, char **Argv, ProcessGroup *Processes) {
         Status >= 0)
       return Status;
     const SharesVerdict V = sharesStandForJob(*S, *Processes, Opt.Symmetry);
+    SharesMemory = V.Memory;
     if (V.Stand)
       Share = std::move(*S);
     else if (V.OrdersDiffer)
@@ -305,6 +307,7 @@ int dd::ddSimMain(int Argc, char **Argv, ProcessGroup *Processes) {
   if (Share) {
     Req.ProcessOfRank = Share->ProcessOfRank;
     Req.ShareRead = Share->Took;
+    Req.SharesHaveMemory = SharesMemory;
   }
   auto Run = std::make_unique<SimulationRun>();
   llvm::Error Failed = runSimulation(*G, Req, *Run);

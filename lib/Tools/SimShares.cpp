@@ -2,6 +2,8 @@
 
 #include "SimShares.h"
 
+#include "ShareMemory.h"
+
 #include "daydream/Import/JobShare.h"
 #include "daydream/Import/SplitJob.h"
 #include "daydream/Sim/Symmetry.h"
@@ -114,8 +116,7 @@ SharesVerdict dd::sharesStandForJob(const JobShareRead &S, ProcessGroup &PG,
   // What this process found of its own ranks: {fine, layout, barriers'
   // order, then rank and hash per rank}.
   const Layout Mine = layoutOf(G);
-  std::vector<int64_t> Found = {G.memoryEvents().empty(), Mine.Content,
-                                Mine.Order};
+  std::vector<int64_t> Found = {memoryIsRankLocal(G), Mine.Content, Mine.Order};
   if (Symmetry)
     for (const auto &[Rank, Hash] : rankFilterHashes(G))
       if (static_cast<size_t>(Rank) < S.ProcessOfRank.size() &&
@@ -143,6 +144,8 @@ SharesVerdict dd::sharesStandForJob(const JobShareRead &S, ProcessGroup &PG,
   const std::vector<uint8_t> All = PG.agree(Fine && SameOrder);
   SharesVerdict V;
   V.Stand = llvm::all_of(All, [](uint8_t Ok) { return Ok; });
+  V.Memory = llvm::any_of(PG.agree(!G.memoryEvents().empty()),
+                          [](uint8_t Has) { return Has; });
   V.OrdersDiffer = Me == 0 && Fine && !SameOrder;
   return V;
 }

@@ -8,8 +8,9 @@
 // only where the shares together stand for the job as one process would
 // simulate it:
 //
-//  - no rank has memory events (the memory replay needs every task's
-//    times);
+//  - every memory event is on a device of its own rank (its lane known,
+//    a GPU event's device one of its rank's lanes'), so that each process
+//    replays its own ranks' devices (ShareMemory.h);
 //  - no two ranks hash alike (rankFilterHashes()): one process would
 //    compare them in full and may simulate one of each kind of identical
 //    rank, and the report says so;
@@ -62,6 +63,8 @@ struct SharesVerdict {
   bool Stand = false;
   /// On process 0: they would, but for the barriers' order.
   bool OrdersDiffer = false;
+  /// Some share has memory events (the same on every process).
+  bool Memory = false;
 };
 
 /// Whether the shares stand for the job (above); every process calls it.

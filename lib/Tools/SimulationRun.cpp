@@ -2,6 +2,8 @@
 
 #include "SimulationRun.h"
 
+#include "ShareMemory.h"
+
 #include "daydream/IR/Graph.h"
 #include "daydream/IR/RankCopies.h"
 
@@ -105,14 +107,17 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
                               SimulationRun &Run) {
   PhaseTimes Unused;
   PhaseTimes &Times = Req.Times ? *Req.Times : Unused;
-  // The memory replay needs every rank simulated and every task's times
-  // kept, since its events move with their tasks (MemoryBreakdown.h), as
-  // pictures do. A graph without memory events pays nothing for it.
-  const bool Memory = !G.memoryEvents().empty();
-  const bool KeepTimes = Req.KeepTimes || Memory;
-  // A share of a split job: the caller found neither memory events nor
-  // identical ranks in the job.
+  // The memory replay needs every rank simulated and its events' tasks'
+  // times, since the events move with their tasks (MemoryBreakdown.h): all
+  // times kept, as pictures need them, or in shares those of each
+  // process's own events (ShareMemory.h). A graph without memory events
+  // pays nothing for it.
+  // A share of a split job: the caller found no identical ranks in the
+  // job, and every memory event on its own rank's device.
   const bool OfShares = !Req.ProcessOfRank.empty();
+  const bool Memory =
+      OfShares ? Req.SharesHaveMemory : !G.memoryEvents().empty();
+  const bool KeepTimes = Req.KeepTimes || (Memory && !OfShares);
   assert((!OfShares || (Req.Processes && !KeepTimes)) && "shares: the report");
   SymmetryReduction &Symmetry = Run.Symmetry;
   if (Req.Symmetry && !KeepTimes && !OfShares)
@@ -147,6 +152,12 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
     SO.Order = &Run.Order->Order;
     Times.mark("order");
   }
+  llvm::Optional<ShareMemoryTimes> MemoryTimes;
+  llvm::Optional<MemoryBreakdown> SharesMemory;
+  if (OfShares && Memory) {
+    MemoryTimes.emplace(G, SO.Observer);
+    SO.Observer = &*MemoryTimes;
+  }
   llvm::Expected<SimResult> R = SimResult();
   if (Split) {
     // From here on every process waits for the others' times, so each must
@@ -162,10 +173,17 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
             ? simulateShares(G, SO, *Req.Processes, Req.ProcessOfRank,
                              Req.ShareRead, &Run.Shares, Run.SharesDeclined)
             : simulateDistributed(G, SO, *Req.Processes, &Run.Shares);
+    if (MemoryTimes)
+      SO.Observer = MemoryTimes->inner(); // not kept past this call
     if (!Mine)
       return named(Req.InputName, Mine.takeError());
-    if (!*Mine)
+    if (!*Mine) {
+      // The others' part of the memory replay (process 0's comes below),
+      // where the walk was not declined.
+      if (MemoryTimes && !Run.SharesDeclined)
+        gatherShareMemory(G, *MemoryTimes, nullptr, *Req.Processes);
       return llvm::Error::success();
+    }
     *R = std::move(**Mine);
     if (OfShares) {
       JobCounts C;
@@ -181,6 +199,10 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
       return named(Req.InputName, R.takeError());
   }
   Times.mark("simulate", describeShares(Run.Shares, OfShares));
+  if (MemoryTimes) {
+    SharesMemory = gatherShareMemory(G, *MemoryTimes, &*R, *Req.Processes);
+    Times.mark("memory", "each process its own ranks' devices");
+  }
   if (Req.Stats) {
     Run.Stats =
         simulationStatistics(G, *R, Symmetry, Run.Job ? &*Run.Job : nullptr);
@@ -241,7 +263,9 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
   }
   expandResults(Symmetry, *R);
   Run.R = std::move(*R);
-  if (Memory) {
+  if (SharesMemory) {
+    Run.Memory = std::move(SharesMemory);
+  } else if (Memory) {
     Run.Memory = computeMemoryBreakdown(G, &*Run.R);
     Times.mark("memory");
   }

@@ -77,11 +77,15 @@ struct SimulationRequest {
   /// With Processes, where the graph is this process's share of a split
   /// job (Import/JobShare.h): the process of each rank, by rank. Only the
   /// report is made (no times kept), and the caller has checked that the
-  /// job has no memory events and no identical ranks, so that neither
-  /// the memory replay nor the symmetry reduction applies.
+  /// job has no identical ranks, so that the symmetry reduction does not
+  /// apply, and that each memory event is on its own rank's device, so
+  /// that each process replays its own ranks' (ShareMemory.h).
   llvm::ArrayRef<uint32_t> ProcessOfRank;
   /// With ProcessOfRank: how long this process took to read its share.
   ShareReadTime ShareRead;
+  /// With ProcessOfRank: whether any process's share has memory events
+  /// (then every process takes part in the memory replay, ShareMemory.h).
+  bool SharesHaveMemory = false;
 };
 
 /// What runSimulation() made; the report reads it (reportInfo()). Not

@@ -160,6 +160,10 @@ struct MemoryEventFacts {
 /// O(n log n) in memory events and tasks.
 MemoryEventFacts analyzeMemoryEvents(const Graph &G);
 
+/// The iteration whose predicted span in \p R holds \p TimeNs (the latest
+/// to start at or before it), -1 if none: a simulated peak's.
+int64_t predictedIterationAt(const SimResult &R, int64_t TimeNs);
+
 /// What reports call \p D: its device's name ("host" for the host), or
 /// "host of rank R" for a rank's host memory in a job.
 std::string memoryDeviceName(const Graph &G, const DeviceMemory &D);
