@@ -153,8 +153,7 @@ void pairFrees(const Graph &G, llvm::ArrayRef<size_t> Order, uint8_t Skip,
   // The event's allocator: its rank's process (-1 where its lane is not
   // known, or of no rank) and its device, in one key.
   auto Space = [&](const MemoryEvent &E) {
-    const int32_t Rank = E.Lane == NoId ? -1 : G.lane(E.Lane).Rank;
-    return uint64_t(uint32_t(Rank)) << 32 | uint32_t(E.Device);
+    return uint64_t(uint32_t(memoryEventRank(G, E))) << 32 | uint32_t(E.Device);
   };
   llvm::DenseMap<std::pair<uint64_t, uint64_t>, size_t> LiveByAddress;
   llvm::DenseMap<std::pair<uint64_t, int64_t>, std::vector<size_t>> LiveBySize;
@@ -305,8 +304,7 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
   using MemoryKey = std::pair<int32_t, int32_t>;
   const bool Job = G.metadata().Ranks.size() > 1;
   auto KeyOf = [&](const MemoryEvent &E) {
-    const int32_t Rank =
-        Job && E.Device < 0 && E.Lane != NoId ? G.lane(E.Lane).Rank : -1;
+    const int32_t Rank = Job && E.Device < 0 ? memoryEventRank(G, E) : -1;
     return MemoryKey{E.Device, Rank};
   };
   std::map<MemoryKey, DeviceMemory> Devices;
@@ -443,4 +441,12 @@ std::string dd::memoryDeviceName(const Graph &G, const DeviceMemory &D) {
   if (D.Rank >= 0)
     return "host of rank " + std::to_string(D.Rank);
   return deviceName(G, D.Device).str();
+}
+
+int32_t dd::memoryEventRank(const Graph &G, const MemoryEvent &E) {
+  if (E.Lane != NoId && E.Lane < G.numLanes())
+    return G.lane(E.Lane).Rank;
+  if (E.Task != NoId && E.Task < G.numTaskSlots() && G.isLive(E.Task))
+    return G.lane(G.task(E.Task).Lane).Rank;
+  return -1;
 }

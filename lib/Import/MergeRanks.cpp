@@ -89,6 +89,10 @@ void appendRank(Graph &Job, const RankGraph &R, const RankDevices &Devices) {
   for (MemoryEvent E : G.memoryEvents()) {
     if (E.Lane != NoId)
       E.Lane += LaneBase;
+    // An event a pass made names the task it moves with (a rank's file
+    // that went through a pipeline on its own, dd-opt job.ddjob).
+    if (E.Task != NoId)
+      E.Task = E.Task < NewId.size() ? NewId[E.Task] : NoId;
     E.Device = Devices(E.Device);
     Job.addMemoryEvent(E);
   }

@@ -17,9 +17,7 @@ bool dd::memoryIsRankLocal(const Graph &G) {
     if (L.Device >= 0)
       RankDevices.insert({L.Rank, L.Device});
   return llvm::all_of(G.memoryEvents(), [&](const MemoryEvent &E) {
-    if (E.Lane == NoId || E.Lane >= G.numLanes())
-      return false;
-    const int32_t Rank = G.lane(E.Lane).Rank;
+    const int32_t Rank = memoryEventRank(G, E);
     return Rank >= 0 && (E.Device < 0 || RankDevices.count({Rank, E.Device}));
   });
 }

@@ -31,7 +31,8 @@
 namespace dd {
 
 /// Whether every memory event of \p G is on a device of its own rank: its
-/// lane known, and a GPU event's device one of that rank's lanes'. Then
+/// rank known (memoryEventRank()), and a GPU event's device one of that
+/// rank's lanes'. Then
 /// each device's events are one rank's, and one process's in shares.
 bool memoryIsRankLocal(const Graph &G);
 

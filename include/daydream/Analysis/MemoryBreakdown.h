@@ -164,6 +164,11 @@ MemoryEventFacts analyzeMemoryEvents(const Graph &G);
 /// to start at or before it), -1 if none: a simulated peak's.
 int64_t predictedIterationAt(const SimResult &R, int64_t TimeNs);
 
+/// The rank whose process made event \p E: its lane's, or where a pass made
+/// it without one, the task it moves with's; -1 if neither is known or of
+/// a rank.
+int32_t memoryEventRank(const Graph &G, const MemoryEvent &E);
+
 /// What reports call \p D: its device's name ("host" for the host), or
 /// "host of rank R" for a rank's host memory in a job.
 std::string memoryDeviceName(const Graph &G, const DeviceMemory &D);
