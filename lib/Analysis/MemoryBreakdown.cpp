@@ -16,6 +16,7 @@
 #include "daydream/Sim/Simulator.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Optional.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -279,9 +280,13 @@ MemoryEventFacts dd::analyzeMemoryEvents(const Graph &G) {
 }
 
 MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
-                                           const SimResult *Simulated) {
+                                           const SimResult *Simulated,
+                                           const MemoryEventFacts *Facts) {
   llvm::ArrayRef<MemoryEvent> Events = G.memoryEvents();
-  MemoryEventFacts F = analyzeMemoryEvents(G);
+  llvm::Optional<MemoryEventFacts> Found;
+  if (!Facts)
+    Found = analyzeMemoryEvents(G);
+  const MemoryEventFacts &F = Facts ? *Facts : *Found;
   const std::vector<size_t> &Order = F.Order;
   IterationLookup Iterations(G);
   // When each event happens in the run followed: recorded, or moved with
@@ -310,9 +315,10 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
   std::map<MemoryKey, DeviceMemory> Devices;
   for (size_t I = 0; I != Events.size(); ++I) {
     const MemoryEvent &E = Events[I];
-    DeviceMemory &D = Devices[KeyOf(E)];
+    const MemoryKey Key = KeyOf(E);
+    DeviceMemory &D = Devices[Key];
     D.Device = E.Device;
-    D.Rank = KeyOf(E).second;
+    D.Rank = Key.second;
     if (E.TotalAllocated >= 0 && !(E.Flags & MEF_Modelled))
       D.AllocatorPeak = std::max(D.AllocatorPeak, E.TotalAllocated);
     if (E.Flags & MEF_Replaced)
@@ -375,8 +381,9 @@ MemoryBreakdown dd::computeMemoryBreakdown(const Graph &G,
     const MemoryEvent &E = Events[I];
     if (E.Flags & MEF_Modelled)
       continue;
-    DeviceMemory &D = Devices[KeyOf(E)];
-    RecordedRun &Run = Recorded[KeyOf(E)];
+    const MemoryKey Key = KeyOf(E);
+    DeviceMemory &D = Devices[Key];
+    RecordedRun &Run = Recorded[Key];
     Run.Net += E.Bytes;
     if (D.BeforeTraceBytes < 0 && E.TotalAllocated >= 0)
       D.BeforeTraceBytes = std::max<int64_t>(0, E.TotalAllocated - Run.Net);

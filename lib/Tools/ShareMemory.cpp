@@ -2,7 +2,6 @@
 
 #include "ShareMemory.h"
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -23,9 +22,8 @@ bool dd::memoryIsRankLocal(const Graph &G) {
 }
 
 ShareMemoryTimes::ShareMemoryTimes(const Graph &G, TaskTimeObserver *Inner)
-    : Inner(Inner) {
-  const MemoryEventFacts F = analyzeMemoryEvents(G);
-  for (TaskId T : F.Owner)
+    : Inner(Inner), Facts(analyzeMemoryEvents(G)) {
+  for (TaskId T : Facts.Owner)
     if (T != NoId)
       Wanted.push_back(T);
   llvm::sort(Wanted);
@@ -49,6 +47,19 @@ void ShareMemoryTimes::ran(TaskId First, llvm::ArrayRef<int64_t> S,
     Start[T] = S[T - First];
     End[T] = E[T - First];
   }
+}
+
+SimResult ShareMemoryTimes::takeTimes(int64_t OriginNs) {
+  SimResult R;
+  R.OriginNs = OriginNs;
+  for (TaskId T : Wanted)
+    if (Start[T] >= 0) {
+      Start[T] += OriginNs;
+      End[T] += OriginNs;
+    }
+  R.Start = std::move(Start);
+  R.End = std::move(End);
+  return R;
 }
 
 void ShareMemoryTimes::finish(int64_t OriginNs) {
@@ -142,9 +153,10 @@ llvm::Optional<DeviceMemory> unpackDevice(llvm::ArrayRef<int64_t> In,
 
 } // namespace
 
-llvm::Optional<MemoryBreakdown>
-dd::gatherShareMemory(const Graph &Share, const ShareMemoryTimes &Times,
-                      const SimResult *Result, ProcessGroup &PG) {
+llvm::Optional<MemoryBreakdown> dd::gatherShareMemory(const Graph &Share,
+                                                      ShareMemoryTimes &Times,
+                                                      const SimResult *Result,
+                                                      ProcessGroup &PG) {
   constexpr auto Results = ProcessGroup::Channel::Results;
   const unsigned Me = PG.index();
   std::vector<int64_t> Values;
@@ -159,16 +171,8 @@ dd::gatherShareMemory(const Graph &Share, const ShareMemoryTimes &Times,
   }
   // This share's events, replayed from its own tasks' times (a partial
   // result: no iterations, so no peak's iteration yet).
-  SimResult Mine;
-  Mine.OriginNs = Origin;
-  Mine.Start = Times.starts();
-  Mine.End = Times.ends();
-  for (size_t T = 0; T != Mine.Start.size(); ++T)
-    if (Mine.Start[T] >= 0) {
-      Mine.Start[T] += Origin;
-      Mine.End[T] += Origin;
-    }
-  MemoryBreakdown Own = computeMemoryBreakdown(Share, &Mine);
+  const SimResult Mine = Times.takeTimes(Origin);
+  MemoryBreakdown Own = computeMemoryBreakdown(Share, &Mine, &Times.facts());
   if (Me != 0) {
     Values.clear();
     for (const DeviceMemory &D : Own.Devices)

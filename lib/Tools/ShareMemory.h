@@ -54,14 +54,16 @@ public:
   bool mergeUp(llvm::ArrayRef<int64_t> Packed) override;
   void laneOwners(llvm::ArrayRef<uint32_t> Owner, unsigned Me) override;
 
-  /// The times kept, counted from the walk's origin; -1 for a task not
-  /// kept.
-  const std::vector<int64_t> &starts() const { return Start; }
-  const std::vector<int64_t> &ends() const { return End; }
+  /// The times kept, made absolute by the walk's origin \p OriginNs, as a
+  /// partial result (no iterations); the observer keeps none after.
+  SimResult takeTimes(int64_t OriginNs);
+  /// The events' facts, found once for the tasks to keep and the replay.
+  const MemoryEventFacts &facts() const { return Facts; }
   TaskTimeObserver *inner() const { return Inner; }
 
 private:
   TaskTimeObserver *Inner;
+  MemoryEventFacts Facts;
   /// The tasks whose times are kept, ascending; the next to look for.
   std::vector<TaskId> Wanted;
   size_t Next = 0;
@@ -74,7 +76,7 @@ private:
 /// gathers every device's peak into its breakdown, the peaks' iterations
 /// found in \p Result. Returns the breakdown on process 0, None elsewhere.
 llvm::Optional<MemoryBreakdown> gatherShareMemory(const Graph &Share,
-                                                  const ShareMemoryTimes &Times,
+                                                  ShareMemoryTimes &Times,
                                                   const SimResult *Result,
                                                   ProcessGroup &PG);
 

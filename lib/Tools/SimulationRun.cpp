@@ -107,14 +107,14 @@ llvm::Error dd::runSimulation(Graph &G, const SimulationRequest &Req,
                               SimulationRun &Run) {
   PhaseTimes Unused;
   PhaseTimes &Times = Req.Times ? *Req.Times : Unused;
+  // A share of a split job: the caller found no identical ranks in the
+  // job, and every memory event on its own rank's device.
+  const bool OfShares = !Req.ProcessOfRank.empty();
   // The memory replay needs every rank simulated and its events' tasks'
   // times, since the events move with their tasks (MemoryBreakdown.h): all
   // times kept, as pictures need them, or in shares those of each
   // process's own events (ShareMemory.h). A graph without memory events
   // pays nothing for it.
-  // A share of a split job: the caller found no identical ranks in the
-  // job, and every memory event on its own rank's device.
-  const bool OfShares = !Req.ProcessOfRank.empty();
   const bool Memory =
       OfShares ? Req.SharesHaveMemory : !G.memoryEvents().empty();
   const bool KeepTimes = Req.KeepTimes || (Memory && !OfShares);

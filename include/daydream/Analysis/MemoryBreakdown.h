@@ -174,10 +174,13 @@ int32_t memoryEventRank(const Graph &G, const MemoryEvent &E);
 std::string memoryDeviceName(const Graph &G, const DeviceMemory &D);
 
 /// O(n log n) in memory events and tasks. With \p Simulated (a simulation
-/// of \p G that kept its task times), the timeline follows the simulated
-/// times (above); without, the recorded ones.
+/// of \p G that kept its task times, or at least those of the tasks the
+/// events move with), the timeline follows the simulated times (above);
+/// without, the recorded ones. \p Facts: analyzeMemoryEvents(G), where the
+/// caller has it already.
 MemoryBreakdown computeMemoryBreakdown(const Graph &G,
-                                       const SimResult *Simulated = nullptr);
+                                       const SimResult *Simulated = nullptr,
+                                       const MemoryEventFacts *Facts = nullptr);
 
 } // namespace dd
 
